@@ -1,0 +1,201 @@
+/**
+ * The one typed configuration object. Every default lives here; every setting can be
+ * overridden by the environment variable named beside it (DESIGN.md §5 fixes the names of
+ * the first few, the rest follow the `SLUICE_*` pattern).
+ */
+import { z } from 'zod';
+import { SluiceError } from './errors.ts';
+
+const int = (min = 0) => z.coerce.number().int().min(min);
+
+export const TableSettingsSchema = z
+  .object({
+    /** Committed-unmerged generations in a table that trigger a merge; 0 turns the count trigger off. */
+    mergeAfterGenerations: int().default(8),
+    /** Age of the oldest committed-unmerged generation that triggers a merge; 0 turns it off. */
+    mergeAfterSeconds: int().default(300),
+    maxGenerationsPerMerge: int(1).default(8),
+    maxBytesPerMerge: int(1).default(1024 * 1024 * 1024),
+    /** How long a seal waits after the first unsealed write, to batch a burst into one generation. */
+    sealDelayMs: int().default(200),
+    maxGenerationBytes: int(1).default(64 * 1024 * 1024),
+    maxGenerationRows: int(1).default(1_000_000),
+  })
+  .strict();
+
+export type TableSettings = z.infer<typeof TableSettingsSchema>;
+
+export const ConfigSchema = z.object({
+  redisUrl: z.string().default('redis://127.0.0.1:6379'),
+  redisPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_:.-]+$/, 'letters, digits, _ : . - only')
+    .default('sluice'),
+  storeUrl: z.string().default('file://./.sluice'),
+  s3: z
+    .object({
+      endpoint: z.string().optional(),
+      region: z.string().default('us-east-1'),
+      forcePathStyle: z.boolean().default(false),
+      accessKeyId: z.string().optional(),
+      secretAccessKey: z.string().optional(),
+    })
+    .prefault({}),
+  host: z.string().default('127.0.0.1'),
+  port: int().max(65535).default(8080),
+  role: z.enum(['all', 'api', 'worker']).default('all'),
+  queues: z.string().default('seal,flush,merge,compact,sampler'),
+  tokens: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, 'lower-case hex sha256'),
+        scopes: z.array(z.enum(['read', 'write', 'admin'])).min(1),
+      }),
+    )
+    .default([]),
+  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  logPretty: z.boolean().default(false),
+  logSync: z.boolean().default(false),
+
+  wal: z
+    .object({
+      /** Appends to one shard arriving within this window share one WAL entry; 0 = off. */
+      groupCommitMs: int().default(2),
+      groupCommitMaxBytes: int(1).default(8 * 1024 * 1024),
+      groupCommitMaxRows: int(1).default(100_000),
+      /** A writer gives up on its WAL put after this long. */
+      putTimeoutMs: int(1).default(10_000),
+      /** A seq allocated this long ago with no entry is a hole; must exceed putTimeoutMs. */
+      holeTimeoutMs: int(1).default(30_000),
+    })
+    .prefault({}),
+  flush: z
+    .object({
+      maxRetries: int().default(8),
+      retryBaseMs: int(1).default(50),
+      retryMaxMs: int(1).default(30_000),
+    })
+    .prefault({}),
+  limits: z
+    .object({
+      maxUnflushedGenerations: int(1).default(64),
+      maxUnsealedBytes: int(1).default(512 * 1024 * 1024),
+      maxBodyBytes: int(1).default(16 * 1024 * 1024),
+      maxRowsPerRequest: int(1).default(100_000),
+      readCacheBytes: int(0).default(256 * 1024 * 1024),
+    })
+    .prefault({}),
+  tableDefaults: TableSettingsSchema.prefault({}),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Environment variable → config path. Values are strings; zod coerces them. */
+const ENV: ReadonlyArray<readonly [string, string]> = [
+  ['SLUICE_REDIS_URL', 'redisUrl'],
+  ['SLUICE_REDIS_PREFIX', 'redisPrefix'],
+  ['SLUICE_STORE_URL', 'storeUrl'],
+  ['SLUICE_S3_ENDPOINT', 's3.endpoint'],
+  ['SLUICE_S3_REGION', 's3.region'],
+  ['SLUICE_S3_FORCE_PATH_STYLE', 's3.forcePathStyle'],
+  ['SLUICE_S3_ACCESS_KEY_ID', 's3.accessKeyId'],
+  ['SLUICE_S3_SECRET_ACCESS_KEY', 's3.secretAccessKey'],
+  ['SLUICE_HOST', 'host'],
+  ['SLUICE_PORT', 'port'],
+  ['SLUICE_ROLE', 'role'],
+  ['SLUICE_QUEUES', 'queues'],
+  ['SLUICE_TOKENS', 'tokens'],
+  ['SLUICE_LOG_LEVEL', 'logLevel'],
+  ['SLUICE_LOG_PRETTY', 'logPretty'],
+  ['SLUICE_LOG_SYNC', 'logSync'],
+  ['SLUICE_WAL_GROUP_COMMIT_MS', 'wal.groupCommitMs'],
+  ['SLUICE_WAL_GROUP_COMMIT_MAX_BYTES', 'wal.groupCommitMaxBytes'],
+  ['SLUICE_WAL_GROUP_COMMIT_MAX_ROWS', 'wal.groupCommitMaxRows'],
+  ['SLUICE_WAL_PUT_TIMEOUT_MS', 'wal.putTimeoutMs'],
+  ['SLUICE_WAL_HOLE_TIMEOUT_MS', 'wal.holeTimeoutMs'],
+  ['SLUICE_FLUSH_MAX_RETRIES', 'flush.maxRetries'],
+  ['SLUICE_FLUSH_RETRY_BASE_MS', 'flush.retryBaseMs'],
+  ['SLUICE_FLUSH_RETRY_MAX_MS', 'flush.retryMaxMs'],
+  ['SLUICE_MAX_UNFLUSHED_GENERATIONS', 'limits.maxUnflushedGenerations'],
+  ['SLUICE_MAX_UNSEALED_BYTES', 'limits.maxUnsealedBytes'],
+  ['SLUICE_MAX_BODY_BYTES', 'limits.maxBodyBytes'],
+  ['SLUICE_MAX_ROWS_PER_REQUEST', 'limits.maxRowsPerRequest'],
+  ['SLUICE_READ_CACHE_BYTES', 'limits.readCacheBytes'],
+];
+
+/** Environment variables that hold JSON rather than a scalar. */
+const JSON_ENV = new Set(['SLUICE_TOKENS']);
+/** Booleans arrive as "true"/"false"/"1"/"0"; z.coerce.boolean would read "false" as true. */
+const BOOLEAN_ENV = new Set(['SLUICE_S3_FORCE_PATH_STYLE', 'SLUICE_LOG_PRETTY', 'SLUICE_LOG_SYNC']);
+
+export function envNames(): string[] {
+  return ENV.map(([name]) => name);
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    node[part] ??= {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts.at(-1)!] = value;
+}
+
+function readEnvValue(name: string, raw: string): unknown {
+  if (JSON_ENV.has(name)) {
+    try {
+      return JSON.parse(raw);
+    } catch (err) {
+      throw new SluiceError('INVALID_CONFIG', `${name} is not valid JSON`, { variable: name }, { cause: err });
+    }
+  }
+  if (BOOLEAN_ENV.has(name)) return raw === 'true' || raw === '1';
+  return raw;
+}
+
+/** Builds the config from the environment, then applies `overrides` (tests, embedding). */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<z.input<typeof ConfigSchema>> = {},
+): Config {
+  const input: Record<string, unknown> = {};
+  for (const [name, path] of ENV) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') setPath(input, path, readEnvValue(name, raw));
+  }
+  const merged = deepMerge(input, overrides as Record<string, unknown>);
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `invalid configuration: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      { issues },
+    );
+  }
+  if (parsed.data.wal.holeTimeoutMs <= parsed.data.wal.putTimeoutMs) {
+    throw new SluiceError('INVALID_CONFIG', 'wal.holeTimeoutMs must be longer than wal.putTimeoutMs', {
+      holeTimeoutMs: parsed.data.wal.holeTimeoutMs,
+      putTimeoutMs: parsed.data.wal.putTimeoutMs,
+    });
+  }
+  return parsed.data;
+}
+
+function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const current = out[key];
+    out[key] =
+      isPlainObject(current) && isPlainObject(value)
+        ? deepMerge(current, value)
+        : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,89 @@
+/**
+ * Every failure Sluice reports carries a code. The code decides, in this one table, the
+ * HTTP status a client sees and whether a job retry can help (I6: anything a retry
+ * cannot clear fails at once).
+ */
+const CODES = {
+  INVALID_REQUEST: { status: 400, retryable: false },
+  INVALID_SCHEMA: { status: 400, retryable: false },
+  INVALID_ROWS: { status: 400, retryable: false },
+  INVALID_TABLE_NAME: { status: 400, retryable: false },
+  INVALID_KEY: { status: 400, retryable: false },
+  INVALID_CURSOR: { status: 400, retryable: false },
+  INVALID_CONFIG: { status: 400, retryable: false },
+  INVALID_SETTINGS: { status: 400, retryable: false },
+  UNAUTHORIZED: { status: 401, retryable: false },
+  FORBIDDEN: { status: 403, retryable: false },
+  TABLE_NOT_FOUND: { status: 404, retryable: false },
+  KEY_NOT_FOUND: { status: 404, retryable: false },
+  JOB_NOT_FOUND: { status: 404, retryable: false },
+  SHARD_NOT_FOUND: { status: 404, retryable: false },
+  ROUTE_NOT_FOUND: { status: 404, retryable: false },
+  TABLE_EXISTS: { status: 409, retryable: false },
+  IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },
+  SHARD_NOT_POISONED: { status: 409, retryable: false },
+  /** A conditional put found the object present (put-if-absent) or changed (put-if-match). */
+  PRECONDITION_FAILED: { status: 409, retryable: false },
+  /** I3 backstop: a commit for any generation other than the manifest's current one. */
+  GENERATION_GAP: { status: 409, retryable: false },
+  /** A newer writer or commit superseded this one; a zombie must stop (I11). */
+  FENCED: { status: 409, retryable: false },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
+  TOO_MANY_ROWS: { status: 413, retryable: false },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
+  BACKPRESSURE: { status: 429, retryable: true },
+  INTERNAL: { status: 500, retryable: true },
+  /** The object store answered a concurrent-write conflict (S3 409); trying again clears it. */
+  STORE_CONFLICT: { status: 503, retryable: true },
+  STORE_UNAVAILABLE: { status: 503, retryable: true },
+  REDIS_UNAVAILABLE: { status: 503, retryable: true },
+  SHARD_POISONED: { status: 503, retryable: false },
+  /** The writer's seq was declared a hole and tombstoned before its entry landed. */
+  WRITE_ABANDONED: { status: 503, retryable: true },
+  READ_AMPLIFICATION: { status: 503, retryable: true },
+  ABORTED: { status: 503, retryable: true },
+  DATA_MISSING: { status: 500, retryable: false },
+  DATA_CORRUPT: { status: 500, retryable: false },
+  TIMEOUT: { status: 504, retryable: true },
+} as const satisfies Record<string, { status: number; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof CODES;
+
+export class SluiceError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'SluiceError';
+  }
+
+  get status(): number {
+    return CODES[this.code].status;
+  }
+
+  get retryable(): boolean {
+    return CODES[this.code].retryable;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details: Record<string, unknown> } {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function isSluiceError(err: unknown, code?: ErrorCode): err is SluiceError {
+  return err instanceof SluiceError && (code === undefined || err.code === code);
+}
+
+/** Anything that is not a SluiceError is treated as an unexpected, retryable failure. */
+export function toSluiceError(err: unknown): SluiceError {
+  if (err instanceof SluiceError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new SluiceError('INTERNAL', message, {}, { cause: err });
+}
+
+export function statusOf(code: ErrorCode): number {
+  return CODES[code].status;
+}

@@ -1,0 +1,59 @@
+/**
+ * The object store is the single source of truth (DESIGN.md §2). Every implementation
+ * offers the same operations with the same semantics; conditional writes are how every
+ * commit in Sluice is made, so a conflict is always a typed `PRECONDITION_FAILED` error
+ * and never a silent overwrite.
+ */
+
+export interface ObjectMeta {
+  key: string;
+  size: number;
+  /** Opaque version tag; changes whenever the object is replaced. */
+  etag: string;
+  lastModified: Date;
+}
+
+export interface StoredObject {
+  body: Uint8Array;
+  meta: ObjectMeta;
+}
+
+/** Byte range, `start` inclusive, `end` exclusive; `end` omitted = to the end of the object. */
+export interface ByteRange {
+  start: number;
+  end?: number;
+}
+
+export interface OpOptions {
+  signal?: AbortSignal;
+}
+
+export interface GetOptions extends OpOptions {
+  range?: ByteRange;
+}
+
+export interface ListOptions extends OpOptions {
+  /** Only keys strictly greater than this one. */
+  startAfter?: string;
+  /** Keys per page (the store may return fewer). */
+  pageSize?: number;
+}
+
+export interface ObjectStore {
+  /** The URL the store was opened from, for logs and errors. */
+  readonly url: string;
+  /** The object, or null when it does not exist. */
+  get(key: string, options?: GetOptions): Promise<StoredObject | null>;
+  head(key: string, options?: OpOptions): Promise<ObjectMeta | null>;
+  /** Unconditional write; atomic: a reader sees the old object or the new one, never a mix. */
+  put(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta>;
+  /** Writes only if no object exists at `key`; otherwise throws PRECONDITION_FAILED. */
+  putIfAbsent(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta>;
+  /** Writes only if the current object has `etag`; otherwise throws PRECONDITION_FAILED. */
+  putIfMatch(key: string, body: Uint8Array, etag: string, options?: OpOptions): Promise<ObjectMeta>;
+  /** Pages of objects under `prefix`, in ascending key order. */
+  list(prefix: string, options?: ListOptions): AsyncIterable<ObjectMeta[]>;
+  /** Removes the object; deleting a missing object is not an error. */
+  delete(key: string, options?: OpOptions): Promise<void>;
+  close(): Promise<void>;
+}
