@@ -1,0 +1,171 @@
+/**
+ * Every object key of DESIGN.md §2, and nothing else, is spelled here — and parsed here.
+ * Numbers are zero-padded to 20 digits so that a plain listing returns them in numeric
+ * order. Every builder checks its parts (table name, shard, number, file id), so no key
+ * can escape its table's prefix or collide with another kind of object.
+ *
+ * ```
+ * tables/{table}/table.json
+ * tables/{table}/shards/{shard}/wal/{seq:020}.arrow
+ * tables/{table}/shards/{shard}/gen/{gen:020}.arrow
+ * tables/{table}/shards/{shard}/_manifest/{ver:020}.json
+ * tables/{table}/base/_manifest/{ver:020}.json
+ * tables/{table}/base/data/{uuid}.arrow
+ * tables/{table}/base/deletions/{uuid}.arrow
+ * ```
+ */
+import { assertTableName } from './table-name.ts';
+
+const WIDTH = 20;
+const TABLES = 'tables/';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function pad(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a valid sequence number: ${n}`);
+  return String(n).padStart(WIDTH, '0');
+}
+
+function shardSegment(shard: number): string {
+  if (!Number.isSafeInteger(shard) || shard < 0) throw new RangeError(`not a valid shard index: ${shard}`);
+  return String(shard);
+}
+
+function fileId(id: string): string {
+  if (!UUID.test(id)) throw new RangeError(`not a lower-case UUID: ${JSON.stringify(id)}`);
+  return id;
+}
+
+export function tablesPrefix(): string {
+  return TABLES;
+}
+
+export function tablePrefix(table: string): string {
+  return `${TABLES}${assertTableName(table)}/`;
+}
+
+export function tableConfigKey(table: string): string {
+  return `${tablePrefix(table)}table.json`;
+}
+
+export function shardPrefix(table: string, shard: number): string {
+  return `${tablePrefix(table)}shards/${shardSegment(shard)}/`;
+}
+
+export function walPrefix(table: string, shard: number): string {
+  return `${shardPrefix(table, shard)}wal/`;
+}
+
+export function walKey(table: string, shard: number, seq: number): string {
+  return `${walPrefix(table, shard)}${pad(seq)}.arrow`;
+}
+
+export function generationPrefix(table: string, shard: number): string {
+  return `${shardPrefix(table, shard)}gen/`;
+}
+
+/** I13: the artifact path is a pure function of (shard, generation). */
+export function generationKey(table: string, shard: number, generation: number): string {
+  return `${generationPrefix(table, shard)}${pad(generation)}.arrow`;
+}
+
+export function shardManifestPrefix(table: string, shard: number): string {
+  return `${shardPrefix(table, shard)}_manifest/`;
+}
+
+export function shardManifestKey(table: string, shard: number, version: number): string {
+  return `${shardManifestPrefix(table, shard)}${pad(version)}.json`;
+}
+
+export function baseManifestPrefix(table: string): string {
+  return `${tablePrefix(table)}base/_manifest/`;
+}
+
+export function baseManifestKey(table: string, version: number): string {
+  return `${baseManifestPrefix(table)}${pad(version)}.json`;
+}
+
+export function baseDataPrefix(table: string): string {
+  return `${tablePrefix(table)}base/data/`;
+}
+
+export function baseDataKey(table: string, id: string): string {
+  return `${baseDataPrefix(table)}${fileId(id)}.arrow`;
+}
+
+export function baseDeletionsPrefix(table: string): string {
+  return `${tablePrefix(table)}base/deletions/`;
+}
+
+export function baseDeletionsKey(table: string, id: string): string {
+  return `${baseDeletionsPrefix(table)}${fileId(id)}.arrow`;
+}
+
+export type ObjectKey =
+  | { kind: 'table-config'; table: string }
+  | { kind: 'wal'; table: string; shard: number; seq: number }
+  | { kind: 'generation'; table: string; shard: number; generation: number }
+  | { kind: 'shard-manifest'; table: string; shard: number; version: number }
+  | { kind: 'base-manifest'; table: string; version: number }
+  | { kind: 'base-data'; table: string; id: string }
+  | { kind: 'base-deletions'; table: string; id: string };
+
+const NAME = '([A-Za-z0-9_][A-Za-z0-9._-]{0,127})';
+const SHARD = '(0|[1-9][0-9]*)';
+const NUMBER = `([0-9]{${WIDTH}})`;
+const ID = '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})';
+const SHAPES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => ObjectKey | null]> = [
+  [new RegExp(`^tables/${NAME}/table\\.json$`), (m) => ({ kind: 'table-config', table: m[1]! })],
+  [
+    new RegExp(`^tables/${NAME}/shards/${SHARD}/wal/${NUMBER}\\.arrow$`),
+    (m) => withNumbers(m, (shard, seq) => ({ kind: 'wal', table: m[1]!, shard, seq })),
+  ],
+  [
+    new RegExp(`^tables/${NAME}/shards/${SHARD}/gen/${NUMBER}\\.arrow$`),
+    (m) => withNumbers(m, (shard, generation) => ({ kind: 'generation', table: m[1]!, shard, generation })),
+  ],
+  [
+    new RegExp(`^tables/${NAME}/shards/${SHARD}/_manifest/${NUMBER}\\.json$`),
+    (m) => withNumbers(m, (shard, version) => ({ kind: 'shard-manifest', table: m[1]!, shard, version })),
+  ],
+  [
+    new RegExp(`^tables/${NAME}/base/_manifest/${NUMBER}\\.json$`),
+    (m) => {
+      const version = safe(m[2]!);
+      return version === null ? null : { kind: 'base-manifest', table: m[1]!, version };
+    },
+  ],
+  [
+    new RegExp(`^tables/${NAME}/base/data/${ID}\\.arrow$`),
+    (m) => ({ kind: 'base-data', table: m[1]!, id: m[2]! }),
+  ],
+  [
+    new RegExp(`^tables/${NAME}/base/deletions/${ID}\\.arrow$`),
+    (m) => ({ kind: 'base-deletions', table: m[1]!, id: m[2]! }),
+  ],
+];
+
+function safe(digits: string): number | null {
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+function withNumbers(m: RegExpExecArray, make: (shard: number, n: number) => ObjectKey): ObjectKey | null {
+  const shard = safe(m[2]!);
+  const n = safe(m[3]!);
+  return shard === null || n === null ? null : make(shard, n);
+}
+
+/** What a key names, or null when it is not a key of the layout. */
+export function parseObjectKey(key: string): ObjectKey | null {
+  for (const [pattern, build] of SHAPES) {
+    const match = pattern.exec(key);
+    if (match) return build(match);
+  }
+  return null;
+}
+
+/** The number in a key ending `/{n:020}.{ext}`, or null when the key has another shape. */
+export function numberFromKey(key: string): number | null {
+  const match = /\/(\d{20})\.(arrow|json)$/.exec(key);
+  return match ? safe(match[1]!) : null;
+}

@@ -1,0 +1,23 @@
+/**
+ * Which shard a row belongs to: FNV-1a (32-bit) over the row's encoded primary key
+ * (`key-codec.ts`), modulo the table's shard count. Every process must agree on it
+ * forever, or a key's writes would land in two WAL lanes and lose their order: it is
+ * part of the storage format, pinned by fixed vectors in the tests, and simple enough to
+ * reproduce in any language (offset basis 2166136261, prime 16777619, xor then multiply).
+ */
+const FNV_OFFSET_BASIS = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+export function fnv1a32(bytes: Uint8Array): number {
+  let hash = FNV_OFFSET_BASIS;
+  for (let i = 0; i < bytes.length; i++) {
+    hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+  }
+  return hash >>> 0;
+}
+
+export function shardOf(encodedKey: Uint8Array, shards: number): number {
+  if (!Number.isInteger(shards) || shards < 1)
+    throw new RangeError(`shard count must be >= 1, got ${shards}`);
+  return fnv1a32(encodedKey) % shards;
+}

@@ -1,0 +1,146 @@
+/**
+ * A table's definition: what `POST /v1/tables` accepts and `table.json` stores. The same
+ * validation runs on the request body and on every stored definition that is opened (I9).
+ *
+ * Shards default to 4: enough write lanes for a laptop or a small deployment while every
+ * shard still fills generations quickly; raise it for write throughput (1..1024). Shard
+ * count is fixed for the table's life, since routing (`shard-routing.ts`) depends on it.
+ * Settings are stored in full — the defaults merged in at create — so a later change of
+ * the process defaults does not silently change an existing table.
+ */
+
+import { parseTableSchema, type SchemaJSON, schemaToJSON, type TableSchema } from '../arrow/schema.ts';
+import { type TableSettings, TableSettingsSchema } from '../config.ts';
+import { SluiceError } from '../errors.ts';
+import { isPlainObject } from '../plain-object.ts';
+import { assertTableName } from './table-name.ts';
+
+export const TABLE_FORMAT_VERSION = 1;
+export const DEFAULT_SHARDS = 4;
+export const MAX_SHARDS = 1024;
+
+export interface TableDef {
+  readonly formatVersion: number;
+  readonly name: string;
+  /** Columns and primary key. */
+  readonly schema: TableSchema;
+  readonly shards: number;
+  readonly settings: TableSettings;
+  /** ISO-8601, UTC. */
+  readonly createdAt: string;
+}
+
+/** The wire and storage form; `primaryKey` sits beside `schema`, as in the create request. */
+export interface TableDefJSON {
+  formatVersion: number;
+  name: string;
+  schema: SchemaJSON;
+  primaryKey: string[];
+  shards: number;
+  settings: TableSettings;
+  createdAt: string;
+}
+
+const CREATE_KEYS = new Set(['name', 'schema', 'primaryKey', 'shards', 'settings']);
+const STORED_KEYS = new Set([...CREATE_KEYS, 'formatVersion', 'createdAt']);
+const SETTING_NAMES = new Set(Object.keys(TableSettingsSchema.shape));
+
+function settingsError(setting: string | null, reason: string): SluiceError {
+  const message =
+    setting === null ? `invalid settings: ${reason}` : `invalid setting "${setting}": ${reason}`;
+  return new SluiceError('INVALID_SETTINGS', message, { setting, reason });
+}
+
+function parseShards(input: unknown): number {
+  if (input === undefined) return DEFAULT_SHARDS;
+  if (typeof input !== 'number' || !Number.isInteger(input) || input < 1 || input > MAX_SHARDS) {
+    throw settingsError('shards', `must be an integer from 1 to ${MAX_SHARDS}`);
+  }
+  return input;
+}
+
+/**
+ * Per-table settings over `defaults`, validated by the one TableSettingsSchema. Values must
+ * be JSON numbers: the schema coerces (it also reads environment strings), and a client's
+ * `null` or `"8"` must not turn into a setting by accident.
+ */
+export function parseTableSettings(input: unknown, defaults: TableSettings): TableSettings {
+  if (input === undefined) return { ...defaults };
+  if (!isPlainObject(input)) throw settingsError(null, 'settings must be an object');
+  for (const [name, value] of Object.entries(input)) {
+    if (!SETTING_NAMES.has(name)) {
+      throw settingsError(name, `unknown setting; known: ${[...SETTING_NAMES].join(', ')}`);
+    }
+    if (typeof value !== 'number') throw settingsError(name, 'must be a number');
+  }
+  const parsed = TableSettingsSchema.safeParse({ ...defaults, ...input });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw settingsError(issue?.path.join('.') || null, issue?.message ?? 'invalid');
+  }
+  return parsed.data;
+}
+
+function rejectUnknownKeys(input: Record<string, unknown>, allowed: ReadonlySet<string>): void {
+  for (const key of Object.keys(input)) {
+    if (!allowed.has(key)) {
+      throw new SluiceError('INVALID_REQUEST', `unknown table property "${key}"`, { property: key });
+    }
+  }
+}
+
+/** Validates a whole `POST /v1/tables` body. */
+export function parseCreateTable(input: unknown, defaults: TableSettings, now: Date = new Date()): TableDef {
+  if (!isPlainObject(input))
+    throw new SluiceError('INVALID_REQUEST', 'the table definition must be a JSON object');
+  rejectUnknownKeys(input, CREATE_KEYS);
+  return {
+    formatVersion: TABLE_FORMAT_VERSION,
+    name: assertTableName(input.name),
+    schema: parseTableSchema(input.schema, input.primaryKey),
+    shards: parseShards(input.shards),
+    settings: parseTableSettings(input.settings, defaults),
+    createdAt: now.toISOString(),
+  };
+}
+
+/**
+ * Validates a stored definition (`table.json`) as strictly as a create request. Settings
+ * added to Sluice after the table was created take their value from `defaults`.
+ */
+export function parseStoredTableDef(input: unknown, defaults: TableSettings): TableDef {
+  if (!isPlainObject(input))
+    throw new SluiceError('INVALID_REQUEST', 'the table definition must be a JSON object');
+  rejectUnknownKeys(input, STORED_KEYS);
+  const { formatVersion, createdAt } = input;
+  if (formatVersion !== TABLE_FORMAT_VERSION) {
+    throw new SluiceError(
+      'INVALID_REQUEST',
+      `unsupported table format version ${JSON.stringify(formatVersion)}; this Sluice reads ${TABLE_FORMAT_VERSION}`,
+      { formatVersion },
+    );
+  }
+  if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))) {
+    throw new SluiceError('INVALID_REQUEST', 'createdAt must be an ISO-8601 timestamp', { createdAt });
+  }
+  return {
+    formatVersion,
+    name: assertTableName(input.name),
+    schema: parseTableSchema(input.schema, input.primaryKey),
+    shards: parseShards(input.shards),
+    settings: parseTableSettings(input.settings, defaults),
+    createdAt,
+  };
+}
+
+export function tableDefToJSON(def: TableDef): TableDefJSON {
+  return {
+    formatVersion: def.formatVersion,
+    name: def.name,
+    schema: schemaToJSON(def.schema),
+    primaryKey: [...def.schema.primaryKey],
+    shards: def.shards,
+    settings: { ...def.settings },
+    createdAt: def.createdAt,
+  };
+}
