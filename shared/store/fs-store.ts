@@ -1,0 +1,450 @@
+/**
+ * The embedded object store: a directory tree that mirrors the key layout (DESIGN.md §2).
+ *
+ * Every write lands whole: the bytes go to a temp file under `.tmp/`, which is fsynced and
+ * then linked (put-if-absent) or renamed (put, put-if-match) to the key's path, and the
+ * parent directory is fsynced before the write returns (I1: an ack means the object
+ * survives a crash). Replacing writes and deletes hold a per-key lock file, so a
+ * put-if-match is a compare-and-swap across every process sharing the directory.
+ * Put-if-absent needs no lock: link() fails atomically when the name is taken, and a
+ * replacing rename never leaves the name empty for it to slip in.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  type BigIntStats,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { type FileHandle, link, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SluiceError } from '../errors.ts';
+import { abortedError, isAbortError, throwIfAborted } from './abort.ts';
+import { assertValidRange, clampRange } from './byte-range.ts';
+import { errnoCode } from './errno.ts';
+import { acquireFileLock, type FileLock } from './fs-lock.ts';
+import { pageSizeOf } from './list-options.ts';
+import { assertValidKey, assertValidPrefix, compareKeys, RESERVED_SEGMENT } from './object-key.ts';
+import type {
+  GetOptions,
+  ListOptions,
+  ObjectMeta,
+  ObjectStore,
+  OpOptions,
+  StoredObject,
+} from './object-store.ts';
+
+export interface FsStoreOptions {
+  /** A key lock older than this was left by a dead process and is broken. */
+  staleLockMs?: number;
+  /** Files in `.tmp/` older than this are leftovers of a crash; removed when the store opens. */
+  tempMaxAgeMs?: number;
+}
+
+const DEFAULTS: Required<FsStoreOptions> = { staleLockMs: 10_000, tempMaxAgeMs: 60 * 60 * 1000 };
+/** As S3's ListObjectsV2, so callers see the same pages from either store. */
+const MAX_PAGE_SIZE = 1000;
+/** Errors that mean "no object here" when reading or deleting. */
+const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
+
+interface TempFile {
+  path: string;
+  stat: BigIntStats;
+}
+
+export class FsStore implements ObjectStore {
+  readonly url: string;
+  readonly root: string;
+  private readonly options: Required<FsStoreOptions>;
+  private readonly tempDir: string;
+  /** Directories whose entry in their parent is known to be durable, by absolute path. */
+  private readonly durableDirs = new Map<string, Promise<void>>();
+
+  /** Creates the root directory if needed; synchronous, as a store is opened once at start-up. */
+  constructor(root: string, options: FsStoreOptions = {}) {
+    this.root = resolve(root);
+    this.options = { ...DEFAULTS, ...options };
+    this.url = pathToFileURL(this.root).href;
+    this.tempDir = join(this.root, RESERVED_SEGMENT);
+    try {
+      mkdirDurablySync(this.root);
+      mkdirSync(this.tempDir, { recursive: true });
+      this.removeOldTempFiles();
+    } catch (err) {
+      throw storeError(err, 'open', this.root);
+    }
+  }
+
+  get(key: string, options: GetOptions = {}): Promise<StoredObject | null> {
+    return guard('get', key, async () => {
+      const path = this.pathOf(key);
+      if (options.range) assertValidRange(options.range);
+      throwIfAborted(options.signal, 'get');
+      const handle = await openIfPresent(path);
+      if (!handle) return null;
+      try {
+        const stats = await handle.stat({ bigint: true });
+        if (!stats.isFile()) return null;
+        const meta = metaOf(key, stats);
+        const { start, end } = clampRange(options.range, meta.size);
+        return { body: await readAt(handle, start, end - start), meta };
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  head(key: string, options: OpOptions = {}): Promise<ObjectMeta | null> {
+    return guard('head', key, async () => {
+      const path = this.pathOf(key);
+      throwIfAborted(options.signal, 'head');
+      return this.metaAt(key, path);
+    });
+  }
+
+  put(key: string, body: Uint8Array, options: OpOptions = {}): Promise<ObjectMeta> {
+    return guard('put', key, async () => {
+      const path = this.pathOf(key);
+      throwIfAborted(options.signal, 'put');
+      await this.ensureDir(dirname(path));
+      const temp = await this.writeTemp(body);
+      await this.replaceLocked(key, path, temp, options.signal, async () => undefined);
+      await fsyncDir(dirname(path));
+      return metaOf(key, temp.stat);
+    });
+  }
+
+  putIfAbsent(key: string, body: Uint8Array, options: OpOptions = {}): Promise<ObjectMeta> {
+    return guard('putIfAbsent', key, async () => {
+      const path = this.pathOf(key);
+      throwIfAborted(options.signal, 'putIfAbsent');
+      await this.ensureDir(dirname(path));
+      const temp = await this.writeTemp(body);
+      try {
+        await link(temp.path, path);
+      } catch (err) {
+        if (errnoCode(err) === 'EEXIST') throw await this.existingObjectError(key, path);
+        throw err;
+      } finally {
+        await removeQuietly(temp.path);
+      }
+      await fsyncDir(dirname(path));
+      return metaOf(key, temp.stat);
+    });
+  }
+
+  putIfMatch(key: string, body: Uint8Array, etag: string, options: OpOptions = {}): Promise<ObjectMeta> {
+    return guard('putIfMatch', key, async () => {
+      const path = this.pathOf(key);
+      throwIfAborted(options.signal, 'putIfMatch');
+      const temp = await this.writeTemp(body);
+      await this.replaceLocked(key, path, temp, options.signal, async () => {
+        const current = await this.metaAt(key, path);
+        if (current?.etag !== etag) {
+          throw new SluiceError('PRECONDITION_FAILED', `object ${key} does not have etag ${etag}`, {
+            key,
+            expected: etag,
+            actual: current?.etag ?? null,
+          });
+        }
+      });
+      await fsyncDir(dirname(path));
+      return metaOf(key, temp.stat);
+    });
+  }
+
+  list(prefix: string, options: ListOptions = {}): AsyncIterable<ObjectMeta[]> {
+    return this.pages(prefix, options);
+  }
+
+  delete(key: string, options: OpOptions = {}): Promise<void> {
+    return guard('delete', key, async () => {
+      const path = this.pathOf(key);
+      throwIfAborted(options.signal, 'delete');
+      const removed = await this.withKeyLock(key, options.signal, () => unlinkIfPresent(path));
+      if (removed) await fsyncDir(dirname(path));
+    });
+  }
+
+  async close(): Promise<void> {}
+
+  private pathOf(key: string): string {
+    assertValidKey(key);
+    const path = join(this.root, ...key.split('/'));
+    if (!path.startsWith(this.root + sep)) {
+      throw new SluiceError('INVALID_REQUEST', `object key ${JSON.stringify(key)} leaves the store`, { key });
+    }
+    return path;
+  }
+
+  private async metaAt(key: string, path: string): Promise<ObjectMeta | null> {
+    try {
+      const stats = await stat(path, { bigint: true });
+      return stats.isFile() ? metaOf(key, stats) : null;
+    } catch (err) {
+      if (ABSENT.has(errnoCode(err) ?? '')) return null;
+      throw err;
+    }
+  }
+
+  /** Writes `body` to a fresh temp file and makes its bytes durable. */
+  private async writeTemp(body: Uint8Array): Promise<TempFile> {
+    const path = join(this.tempDir, `${randomUUID()}.tmp`);
+    const handle = await open(path, 'wx', 0o644);
+    try {
+      await handle.writeFile(body);
+      // The etag is made of inode, size and mtime. Inode numbers are reused and kernel
+      // timestamps are coarse, so a random sub-second mtime keeps a replaced object from
+      // repeating an old etag; lastModified reports whole seconds, as S3 does.
+      const mtime = Math.floor(Date.now() / 1000) + Math.random() * 0.999;
+      await handle.utimes(mtime, mtime);
+      await handle.sync();
+      return { path, stat: await handle.stat({ bigint: true }) };
+    } catch (err) {
+      await removeQuietly(path);
+      throw err;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Under the key's lock: check the precondition, then rename the temp file over the key. */
+  private async replaceLocked(
+    key: string,
+    path: string,
+    temp: TempFile,
+    signal: AbortSignal | undefined,
+    precondition: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await this.withKeyLock(key, signal, async (lock) => {
+        await precondition();
+        await lock.assertHeld();
+        await rename(temp.path, path);
+      });
+    } catch (err) {
+      await removeQuietly(temp.path);
+      if (errnoCode(err) === 'EISDIR') throw collision(key, 'a directory holds other objects under this key');
+      throw err;
+    }
+  }
+
+  private async withKeyLock<T>(
+    key: string,
+    signal: AbortSignal | undefined,
+    critical: (lock: FileLock) => Promise<T>,
+  ): Promise<T> {
+    const name = createHash('sha256').update(key).digest('hex').slice(0, 40);
+    const lock = await acquireFileLock(join(this.tempDir, `${name}.lock`), {
+      staleMs: this.options.staleLockMs,
+      timeoutMs: 3 * this.options.staleLockMs,
+      signal,
+    });
+    try {
+      return await critical(lock);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** mkdir -p, where every directory's entry in its parent is durable before a write inside it is acked. */
+  private ensureDir(dir: string): Promise<void> {
+    if (dir === this.root) return Promise.resolve();
+    let ready = this.durableDirs.get(dir);
+    if (!ready) {
+      ready = this.makeDurableDir(dir);
+      this.durableDirs.set(dir, ready);
+      ready.catch(() => this.durableDirs.delete(dir));
+    }
+    return ready;
+  }
+
+  private async makeDurableDir(dir: string): Promise<void> {
+    const parent = dirname(dir);
+    await this.ensureDir(parent);
+    try {
+      await mkdir(dir);
+    } catch (err) {
+      if (errnoCode(err) !== 'EEXIST') throw err;
+      if (!(await stat(dir)).isDirectory()) {
+        throw collision(dir.slice(this.root.length + 1), 'an object already has this name');
+      }
+    }
+    // I1: whoever created the directory, its entry must be durable before anything inside it is acked.
+    await fsyncDir(parent);
+  }
+
+  private async existingObjectError(key: string, path: string): Promise<SluiceError> {
+    const existing = await stat(path).catch(() => null);
+    if (existing?.isDirectory()) return collision(key, 'a directory holds other objects under this key');
+    return new SluiceError('PRECONDITION_FAILED', `object ${key} already exists`, { key });
+  }
+
+  private async *pages(prefix: string, options: ListOptions): AsyncGenerator<ObjectMeta[]> {
+    assertValidPrefix(prefix);
+    const pageSize = pageSizeOf(options, MAX_PAGE_SIZE);
+    const cut = prefix.lastIndexOf('/') + 1;
+    let page: ObjectMeta[] = [];
+    try {
+      throwIfAborted(options.signal, 'list');
+      for await (const meta of this.walk(prefix.slice(0, cut), prefix.slice(cut), options.startAfter)) {
+        page.push(meta);
+        if (page.length === pageSize) {
+          throwIfAborted(options.signal, 'list');
+          yield page;
+          page = [];
+        }
+      }
+    } catch (err) {
+      throw storeError(err, 'list', prefix);
+    }
+    if (page.length > 0) yield page;
+  }
+
+  /**
+   * Objects under directory `dirKey` (a key prefix ending in '/', or '') whose names start
+   * with `namePrefix`, in ascending key order: entries are sorted as the keys they hold
+   * ("name/" for a directory), so a directory's keys come out contiguously in their place.
+   */
+  private async *walk(dirKey: string, namePrefix: string, startAfter?: string): AsyncGenerator<ObjectMeta> {
+    const entries = await readDirIfPresent(join(this.root, dirKey));
+    const candidates = entries
+      .filter((entry) => entry.name.startsWith(namePrefix) && (entry.isFile() || entry.isDirectory()))
+      .filter((entry) => !(dirKey === '' && entry.name === RESERVED_SEGMENT))
+      .map((entry) => ({
+        key: `${dirKey}${entry.name}${entry.isDirectory() ? '/' : ''}`,
+        dir: entry.isDirectory(),
+      }))
+      .sort((a, b) => compareKeys(a.key, b.key));
+    for (const { key, dir } of candidates) {
+      if (
+        startAfter !== undefined &&
+        compareKeys(key, startAfter) <= 0 &&
+        !(dir && startAfter.startsWith(key))
+      ) {
+        continue;
+      }
+      if (dir) {
+        yield* this.walk(key, '', startAfter);
+      } else {
+        const meta = await this.metaAt(key, join(this.root, key));
+        if (meta) yield meta;
+      }
+    }
+  }
+
+  private removeOldTempFiles(): void {
+    const cutoff = Date.now() - this.options.tempMaxAgeMs;
+    for (const name of readdirSync(this.tempDir)) {
+      const path = join(this.tempDir, name);
+      if ((statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? cutoff) < cutoff)
+        rmSync(path, { force: true });
+    }
+  }
+}
+
+function metaOf(key: string, stats: BigIntStats): ObjectMeta {
+  return {
+    key,
+    size: Number(stats.size),
+    etag: `${stats.ino.toString(16)}-${stats.size.toString(16)}-${stats.mtimeNs.toString(16)}`,
+    lastModified: new Date(Number(stats.mtimeNs / 1_000_000_000n) * 1000),
+  };
+}
+
+async function guard<T>(op: string, key: string, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (err) {
+    throw storeError(err, op, key);
+  }
+}
+
+function storeError(err: unknown, op: string, key: string): SluiceError {
+  if (err instanceof SluiceError) return err;
+  if (isAbortError(err)) return abortedError(op, err);
+  const message = err instanceof Error ? err.message : String(err);
+  return new SluiceError(
+    'STORE_UNAVAILABLE',
+    `file store ${op} ${key} failed: ${message}`,
+    { op, key, errno: errnoCode(err) },
+    { cause: err },
+  );
+}
+
+function collision(key: string, reason: string): SluiceError {
+  return new SluiceError('INVALID_REQUEST', `object key ${JSON.stringify(key)} cannot be used: ${reason}`, {
+    key,
+  });
+}
+
+function mkdirDurablySync(dir: string): void {
+  const first = mkdirSync(dir, { recursive: true });
+  if (first === undefined) return;
+  for (let created = dir; created !== dirname(first); created = dirname(created)) {
+    const descriptor = openSync(dirname(created), 'r');
+    try {
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function openIfPresent(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, 'r');
+  } catch (err) {
+    if (ABSENT.has(errnoCode(err) ?? '')) return null;
+    throw err;
+  }
+}
+
+async function readAt(handle: FileHandle, start: number, length: number): Promise<Buffer> {
+  const body = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(body, filled, length - filled, start + filled);
+    if (bytesRead === 0)
+      throw new SluiceError('DATA_CORRUPT', 'object shorter than its recorded size', { length });
+    filled += bytesRead;
+  }
+  return body;
+}
+
+async function readDirIfPresent(dir: string) {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (ABSENT.has(errnoCode(err) ?? '')) return [];
+    throw err;
+  }
+}
+
+async function unlinkIfPresent(path: string): Promise<boolean> {
+  try {
+    await unlink(path);
+    return true;
+  } catch (err) {
+    if (ABSENT.has(errnoCode(err) ?? '')) return false;
+    throw err;
+  }
+}
+
+async function removeQuietly(path: string): Promise<void> {
+  await unlink(path).catch(() => undefined);
+}
