@@ -1,0 +1,98 @@
+/**
+ * The only ways a shard manifest may change. Each transition is a pure decision on the
+ * latest manifest: it returns the next manifest, `null` when its effect is already there
+ * (a retried or redelivered job, a commit whose answer was lost), or throws when the
+ * change is not allowed.
+ */
+import { SluiceError } from '../errors.ts';
+import type {
+  CommittedGeneration,
+  ManifestChange,
+  PoisonRecord,
+  SealedGeneration,
+  ShardManifest,
+} from './shard-manifest.ts';
+
+export function assertNotPoisoned(manifest: ShardManifest): void {
+  if (manifest.poison) throw poisonedError(manifest.table, manifest.shard, manifest.poison);
+}
+
+export function poisonedError(table: string, shard: number, poison: PoisonRecord): SluiceError {
+  return new SluiceError('SHARD_POISONED', `shard ${shard} of table ${table} is poisoned: ${poison.cause}`, {
+    table,
+    shard,
+    poison,
+  });
+}
+
+/** Seals `generations`, which must continue the WAL exactly where the last seal ended. */
+export function sealGenerations(manifest: ShardManifest, generations: SealedGeneration[]): ManifestChange {
+  assertNotPoisoned(manifest);
+  const first = generations[0];
+  if (!first) return null;
+  if (first.walFrom !== manifest.sealedThrough + 1 || first.generation !== manifest.nextGeneration) {
+    // Another seal got there first; the caller re-plans from this manifest.
+    return null;
+  }
+  const last = generations.at(-1)!;
+  return {
+    ...manifest,
+    sealed: [...manifest.sealed, ...generations],
+    sealedThrough: last.walTo,
+    nextGeneration: last.generation + 1,
+  };
+}
+
+/**
+ * I3: commits `generation`, which must be the manifest's current generation and the lowest
+ * sealed one. I4: the cursor moves to the generation's last WAL entry and no further.
+ * Committing a generation that is already committed is a no-op (I11, I13).
+ */
+export function commitGeneration(
+  manifest: ShardManifest,
+  generation: number,
+  artifact: { path: string; rows: number; bytes: number },
+): ManifestChange {
+  if (manifest.committed.some((c) => c.generation === generation)) return null;
+  assertNotPoisoned(manifest);
+  const sealed = manifest.sealed[0];
+  if (generation !== manifest.currentGeneration || sealed?.generation !== generation) {
+    throw new SluiceError('GENERATION_GAP', `generation ${generation} is not the next to commit`, {
+      table: manifest.table,
+      shard: manifest.shard,
+      generation,
+      currentGeneration: manifest.currentGeneration,
+      lowestSealed: sealed?.generation ?? null,
+    });
+  }
+  const committed: CommittedGeneration = { ...sealed, ...artifact, committedAt: new Date().toISOString() };
+  return {
+    ...manifest,
+    sealed: manifest.sealed.slice(1),
+    committed: [...manifest.committed, committed],
+    walCursor: sealed.walTo,
+    currentGeneration: generation + 1,
+  };
+}
+
+/** I7: the first poison wins; a later one (another job of the same shard) changes nothing. */
+export function poisonShard(manifest: ShardManifest, poison: PoisonRecord): ManifestChange {
+  if (manifest.poison) return null;
+  return { ...manifest, poison };
+}
+
+/** I8: clears the poison; the sealed generations from the cursor on are flushed again. */
+export function reopenShard(manifest: ShardManifest): ManifestChange {
+  if (!manifest.poison) {
+    throw new SluiceError('SHARD_NOT_POISONED', `shard ${manifest.shard} of table ${manifest.table} is not poisoned`, {
+      table: manifest.table,
+      shard: manifest.shard,
+    });
+  }
+  return { ...manifest, poison: null };
+}
+
+export function pendingGenerations(manifest: ShardManifest, mergedThrough: number): number {
+  const unmerged = manifest.committed.filter((c) => c.generation > mergedThrough).length;
+  return manifest.sealed.length + unmerged;
+}

@@ -1,0 +1,38 @@
+/**
+ * Redis keys of one shard. All of them share one hash tag, `{table/shard}`, so the Lua
+ * scripts that touch several of them run on one node of a Redis Cluster.
+ */
+export interface ShardKeys {
+  /** Highest seq allocated; its absence means Redis has not been told this shard's state. */
+  seq: string;
+  /** ZSET seq → allocation time (ms) of writes whose WAL entry may not have landed yet. */
+  inflight: string;
+  /** HASH seq → rows in that WAL entry, so a seal can cut by rows without reading entries. */
+  walRows: string;
+  /** Bytes of WAL written past the last seal (I18). */
+  unsealedBytes: string;
+  /** Sealed generations not yet flushed (I18). */
+  sealedCount: string;
+  /** JSON poison record cached from the shard manifest (I7). */
+  poison: string;
+  /** Lease held by the one flush of this shard that makes progress (I12). */
+  flushLease: string;
+}
+
+export function shardKeys(prefix: string, table: string, shard: number): ShardKeys {
+  const base = `${prefix}:{${table}/${shard}}`;
+  return {
+    seq: `${base}:seq`,
+    inflight: `${base}:inflight`,
+    walRows: `${base}:wal-rows`,
+    unsealedBytes: `${base}:unsealed-bytes`,
+    sealedCount: `${base}:sealed-count`,
+    poison: `${base}:poison`,
+    flushLease: `${base}:flush-lease`,
+  };
+}
+
+/** The order in which the Lua scripts take their KEYS. */
+export function shardKeyList(keys: ShardKeys): string[] {
+  return [keys.seq, keys.inflight, keys.walRows, keys.unsealedBytes, keys.sealedCount, keys.poison];
+}

@@ -1,0 +1,199 @@
+/**
+ * The per-shard coordination state kept in Redis: the seq counter with its in-flight marks,
+ * the cached poison record and the counters that drive backpressure. Redis only speeds
+ * things up; everything here can be rebuilt from the object store (`initialize`), and the
+ * store's conditional puts catch whatever a lost or stale Redis gets wrong.
+ */
+import type { Redis } from 'ioredis';
+import type { PoisonRecord } from '../lsm/shard-manifest.ts';
+import { type ShardKeys, shardKeyList, shardKeys } from './shard-keys.ts';
+
+const ALLOCATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'UNINITIALIZED'} end
+local poison = redis.call('GET', KEYS[6])
+if poison then return {'POISONED', poison} end
+local sealed = tonumber(redis.call('GET', KEYS[5]) or '0')
+if sealed > tonumber(ARGV[2]) then return {'BACKPRESSURE', 'generations', tostring(sealed)} end
+local unsealed = tonumber(redis.call('GET', KEYS[4]) or '0')
+if unsealed > tonumber(ARGV[3]) then return {'BACKPRESSURE', 'bytes', tostring(unsealed)} end
+local seq = redis.call('INCR', KEYS[1])
+redis.call('ZADD', KEYS[2], ARGV[1], seq)
+return {'OK', tostring(seq)}
+`;
+
+const COMPLETE = `
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+return redis.call('INCRBY', KEYS[4], ARGV[3])
+`;
+
+const INITIALIZE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[5], ARGV[2])
+redis.call('SET', KEYS[4], ARGV[4])
+if ARGV[3] == '' then redis.call('DEL', KEYS[6]) else redis.call('SET', KEYS[6], ARGV[3]) end
+return 1
+`;
+
+const RECORD_SEAL = `
+local left = redis.call('DECRBY', KEYS[4], ARGV[1])
+if left < 0 then redis.call('SET', KEYS[4], 0) end
+redis.call('SET', KEYS[5], ARGV[2])
+for i = 3, #ARGV do redis.call('HDEL', KEYS[3], ARGV[i]) end
+return 1
+`;
+
+type ScriptResult = [string, ...string[]];
+
+interface ShardScripts {
+  sluiceAllocate(...args: (string | number)[]): Promise<ScriptResult>;
+  sluiceComplete(...args: (string | number)[]): Promise<number>;
+  sluiceInitialize(...args: (string | number)[]): Promise<number>;
+  sluiceRecordSeal(...args: (string | number)[]): Promise<number>;
+}
+
+export type Allocation =
+  | { kind: 'ok'; seq: number }
+  | { kind: 'uninitialized' }
+  | { kind: 'poisoned'; poison: PoisonRecord }
+  | { kind: 'backpressure'; reason: 'generations' | 'bytes'; value: number };
+
+export interface AllocationLimits {
+  maxUnflushedGenerations: number;
+  maxUnsealedBytes: number;
+}
+
+export class ShardState {
+  private readonly scripts: ShardScripts;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
+    redis.defineCommand('sluiceAllocate', { numberOfKeys: 6, lua: ALLOCATE });
+    redis.defineCommand('sluiceComplete', { numberOfKeys: 6, lua: COMPLETE });
+    redis.defineCommand('sluiceInitialize', { numberOfKeys: 6, lua: INITIALIZE });
+    redis.defineCommand('sluiceRecordSeal', { numberOfKeys: 6, lua: RECORD_SEAL });
+    this.scripts = redis as unknown as ShardScripts;
+  }
+
+  keys(table: string, shard: number): ShardKeys {
+    return shardKeys(this.prefix, table, shard);
+  }
+
+  /** Allocates the next seq and marks it in flight, unless the shard is poisoned or overloaded. */
+  async allocate(table: string, shard: number, limits: AllocationLimits): Promise<Allocation> {
+    const keys = shardKeyList(this.keys(table, shard));
+    const [status, ...rest] = await this.scripts.sluiceAllocate(
+      ...keys,
+      Date.now(),
+      limits.maxUnflushedGenerations,
+      limits.maxUnsealedBytes,
+    );
+    switch (status) {
+      case 'OK':
+        return { kind: 'ok', seq: Number(rest[0]) };
+      case 'UNINITIALIZED':
+        return { kind: 'uninitialized' };
+      case 'POISONED':
+        return { kind: 'poisoned', poison: JSON.parse(rest[0] ?? '{}') as PoisonRecord };
+      default:
+        return { kind: 'backpressure', reason: rest[0] === 'bytes' ? 'bytes' : 'generations', value: Number(rest[1]) };
+    }
+  }
+
+  /**
+   * The entry of `seq` is durable: it is no longer in flight and counts as unsealed bytes.
+   * Returns the shard's unsealed bytes after it.
+   */
+  async complete(table: string, shard: number, seq: number, rows: number, bytes: number): Promise<number> {
+    return this.scripts.sluiceComplete(...shardKeyList(this.keys(table, shard)), seq, rows, bytes);
+  }
+
+  /** The writer of `seq` gave up; the seal may declare the seq a hole without waiting. */
+  async abandon(table: string, shard: number, seq: number): Promise<void> {
+    await this.redis.zrem(this.keys(table, shard).inflight, String(seq));
+  }
+
+  /**
+   * Seeds a shard that Redis knows nothing about (first use, or Redis restarted empty).
+   * `seqFloor` must be at or above every seq the store has seen, so new seqs never reuse one
+   * whose entry may still land; a collision is still caught by put-if-absent.
+   */
+  async initialize(
+    table: string,
+    shard: number,
+    state: { seqFloor: number; sealedCount: number; unsealedBytes: number; poison: PoisonRecord | null },
+  ): Promise<void> {
+    await this.scripts.sluiceInitialize(
+      ...shardKeyList(this.keys(table, shard)),
+      state.seqFloor,
+      state.sealedCount,
+      state.poison ? JSON.stringify(state.poison) : '',
+      state.unsealedBytes,
+    );
+  }
+
+  async isInitialized(table: string, shard: number): Promise<boolean> {
+    return (await this.redis.exists(this.keys(table, shard).seq)) === 1;
+  }
+
+  /** Highest seq allocated so far, or null when Redis does not know the shard. */
+  async allocatedThrough(table: string, shard: number): Promise<number | null> {
+    const value = await this.redis.get(this.keys(table, shard).seq);
+    return value === null ? null : Number(value);
+  }
+
+  /** Allocation times of the in-flight seqs among `seqs`; absent = not in flight (or forgotten). */
+  async inflightSince(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
+    const since = new Map<number, number>();
+    if (seqs.length === 0) return since;
+    const scores = await this.redis.zmscore(this.keys(table, shard).inflight, ...seqs.map(String));
+    seqs.forEach((seq, i) => {
+      const score = scores[i];
+      if (score !== null && score !== undefined) since.set(seq, Number(score));
+    });
+    return since;
+  }
+
+  async walRows(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
+    const rows = new Map<number, number>();
+    if (seqs.length === 0) return rows;
+    const values = await this.redis.hmget(this.keys(table, shard).walRows, ...seqs.map(String));
+    seqs.forEach((seq, i) => {
+      const value = values[i];
+      if (value !== null && value !== undefined) rows.set(seq, Number(value));
+    });
+    return rows;
+  }
+
+  /** After a seal commit: the sealed bytes leave the unsealed count, the sealed count is the manifest's. */
+  async recordSeal(
+    table: string,
+    shard: number,
+    sealed: { bytes: number; sealedCount: number; seqs: number[] },
+  ): Promise<void> {
+    await this.scripts.sluiceRecordSeal(
+      ...shardKeyList(this.keys(table, shard)),
+      sealed.bytes,
+      sealed.sealedCount,
+      ...sealed.seqs,
+    );
+  }
+
+  async setSealedCount(table: string, shard: number, sealedCount: number): Promise<void> {
+    await this.redis.set(this.keys(table, shard).sealedCount, sealedCount);
+  }
+
+  async cachePoison(table: string, shard: number, poison: PoisonRecord | null): Promise<void> {
+    const key = this.keys(table, shard).poison;
+    if (poison) await this.redis.set(key, JSON.stringify(poison));
+    else await this.redis.del(key);
+  }
+
+  async cachedPoison(table: string, shard: number): Promise<PoisonRecord | null> {
+    const value = await this.redis.get(this.keys(table, shard).poison);
+    return value ? (JSON.parse(value) as PoisonRecord) : null;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * What a write does to the WAL (DESIGN.md §3.1): route rows to shards by key, write one
+ * WAL entry per shard, and resolve once every entry is durable (I1). Shards are written
+ * side by side; a request is acked only when all of them landed. When one fails, the
+ * others may still be durable — an upsert or delete retried in full is harmless.
+ */
+import type { RecordBatch, Table } from 'apache-arrow';
+import { keyCodecFor } from '../arrow/key-codec.ts';
+import type { TableSchema } from '../arrow/schema.ts';
+import { jsonRowsToRecordBatch } from '../arrow/json-rows.ts';
+import { takeRows } from '../arrow/take.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { shardOf } from '../table/shard-routing.ts';
+import { OP_DELETE, OP_UPSERT, type Op, toWalBatch } from './wal-entry.ts';
+import type { WalWriter } from './wal-writer.ts';
+
+export interface ShardAck {
+  shard: number;
+  seq: number;
+}
+
+export interface AppendResult {
+  acked: number;
+  shards: ShardAck[];
+}
+
+/** Upserts rows given as Arrow data of the table's schema. */
+export function appendRows(wal: WalWriter, table: TableDef, rows: Table | RecordBatch): Promise<AppendResult> {
+  return append(wal, table, 'batches' in rows ? rows.batches : [rows], OP_UPSERT);
+}
+
+/** Deletes by primary key; `keys` as clients give them (scalars, or arrays for composite keys). */
+export function deleteKeys(wal: WalWriter, table: TableDef, keys: readonly unknown[]): Promise<AppendResult> {
+  const codec = keyCodecFor(table.schema);
+  const rows = keys.map((input) => {
+    const values = codec.parse(input);
+    return Object.fromEntries(codec.columns.map((column, i) => [column.name, keyJson(values[i]!)]));
+  });
+  return append(wal, table, [jsonRowsToRecordBatch(deleteSchema(table.schema), rows)], OP_DELETE);
+}
+
+async function append(wal: WalWriter, table: TableDef, batches: RecordBatch[], op: Op): Promise<AppendResult> {
+  const perShard = routeByShard(table, batches);
+  const results = await Promise.allSettled(
+    [...perShard].map(async ([shard, batch]) => ({ shard, seq: await wal.write(table, shard, toWalBatch(table.schema, batch, op)) })),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const shards = results
+    .map((r) => (r as PromiseFulfilledResult<ShardAck>).value)
+    .sort((a, b) => a.shard - b.shard);
+  return { acked: batches.reduce((sum, b) => sum + b.numRows, 0), shards };
+}
+
+/** The rows of each shard; a batch whose rows all go to one shard is passed on as it is. */
+function routeByShard(table: TableDef, batches: RecordBatch[]): Map<number, RecordBatch> {
+  const codec = keyCodecFor(table.schema);
+  const shards = batches.flatMap((b) => codec.encodeRows(b)).map((key) => shardOf(key, table.shards));
+  const rowsOf = new Map<number, number[]>();
+  shards.forEach((shard, row) => {
+    const rows = rowsOf.get(shard);
+    if (rows) rows.push(row);
+    else rowsOf.set(shard, [row]);
+  });
+  const single = batches.length === 1 ? batches[0] : undefined;
+  const out = new Map<number, RecordBatch>();
+  for (const [shard, rows] of rowsOf) {
+    out.set(shard, single && rowsOf.size === 1 ? single : takeRows(batches, Int32Array.from(rows)));
+  }
+  return out;
+}
+
+/** Deletes carry only their key: every other column is null. */
+function deleteSchema(schema: TableSchema): TableSchema {
+  const keys = new Set(schema.primaryKey);
+  return { ...schema, fields: schema.fields.map((f) => (keys.has(f.name) ? f : { ...f, nullable: true })) };
+}
+
+function keyJson(value: number | bigint | string): number | string {
+  return typeof value === 'bigint' ? value.toString() : value;
+}

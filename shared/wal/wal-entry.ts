@@ -1,0 +1,69 @@
+/**
+ * A WAL entry is an Arrow IPC file: the table's columns plus `_sluice_op` (upsert or
+ * delete). Deletes carry only their key, so every non-key column is nullable in the WAL
+ * schema. A hole is an Arrow file too, with no columns and a `sluice.hole` marker, so any
+ * Arrow reader can open every object under `wal/`.
+ */
+import { Field, Int8, makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { toArrowType } from '../arrow/column-type.ts';
+import type { TableSchema } from '../arrow/schema.ts';
+import { SluiceError } from '../errors.ts';
+
+export const OP_COLUMN = '_sluice_op';
+export const OP_UPSERT = 0;
+export const OP_DELETE = 1;
+export type Op = typeof OP_UPSERT | typeof OP_DELETE;
+
+const HOLE_MARKER = 'sluice.hole';
+
+export type WalEntry = { kind: 'hole'; seq: number } | { kind: 'rows'; table: Table };
+
+const walSchemas = new WeakMap<TableSchema, Schema>();
+
+/** The schema of WAL entries and L0 files of a table: its columns (non-key nullable) and the op. */
+export function walSchema(schema: TableSchema): Schema {
+  const cached = walSchemas.get(schema);
+  if (cached) return cached;
+  const keys = new Set(schema.primaryKey);
+  const fields = schema.fields.map(
+    (column) => new Field(column.name, toArrowType(column.type), !keys.has(column.name)),
+  );
+  const built = new Schema([...fields, new Field(OP_COLUMN, new Int8(), false)]);
+  walSchemas.set(schema, built);
+  return built;
+}
+
+/** Re-labels a batch of the table's schema as WAL rows of one op; no column is copied. */
+export function toWalBatch(schema: TableSchema, batch: RecordBatch, op: Op): RecordBatch {
+  const target = walSchema(schema);
+  const ops = makeData({ type: new Int8(), length: batch.numRows, data: new Int8Array(batch.numRows).fill(op) });
+  const children = [...batch.data.children, ops];
+  return new RecordBatch(
+    target,
+    makeData({ type: new Struct(target.fields), length: batch.numRows, nullCount: 0, children }),
+  );
+}
+
+export function encodeWalEntry(batches: RecordBatch[]): Uint8Array {
+  return tableToIPC(new Table(batches), 'file');
+}
+
+export function encodeHole(seq: number): Uint8Array {
+  const schema = new Schema([], new Map([[HOLE_MARKER, String(seq)]]));
+  return tableToIPC(new Table(schema), 'file');
+}
+
+export function decodeWalEntry(body: Uint8Array, seq: number): WalEntry {
+  let table: Table;
+  try {
+    table = tableFromIPC(body);
+  } catch (err) {
+    throw new SluiceError('DATA_CORRUPT', `WAL entry ${seq} is not an Arrow file`, { seq }, { cause: err });
+  }
+  if (isHole(table)) return { kind: 'hole', seq };
+  return { kind: 'rows', table };
+}
+
+export function isHole(table: Table): boolean {
+  return table.schema.metadata.has(HOLE_MARKER);
+}

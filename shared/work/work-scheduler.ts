@@ -1,0 +1,14 @@
+/**
+ * How the domain asks for background work without knowing the queue technology: the job
+ * layer implements it with BullMQ. Every request is idempotent — asking twice for the same
+ * work yields one job — so callers ask whenever in doubt.
+ */
+export interface SealRequest {
+  /** Run no earlier than this many ms from now (debounce); 0 = as soon as possible. */
+  delayMs: number;
+}
+
+export interface WorkScheduler {
+  requestSeal(table: string, shard: number, request: SealRequest): Promise<void>;
+  requestFlush(table: string, shard: number): Promise<void>;
+}
