@@ -86,6 +86,16 @@ export const ConfigSchema = z.object({
       readCacheBytes: int(0).default(256 * 1024 * 1024),
     })
     .prefault({}),
+  workers: z
+    .object({
+      sealConcurrency: int(1).default(16),
+      flushConcurrency: int(1).default(8),
+      /** How long a worker holds a job's lock between renewals; a dead worker's job is redelivered after it. */
+      lockDurationMs: int(1000).default(30_000),
+      stalledIntervalMs: int(1000).default(30_000),
+      shutdownGraceSeconds: int().default(30),
+    })
+    .prefault({}),
   tableDefaults: TableSettingsSchema.prefault({}),
 });
 
@@ -122,6 +132,11 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_MAX_BODY_BYTES', 'limits.maxBodyBytes'],
   ['SLUICE_MAX_ROWS_PER_REQUEST', 'limits.maxRowsPerRequest'],
   ['SLUICE_READ_CACHE_BYTES', 'limits.readCacheBytes'],
+  ['SLUICE_SEAL_CONCURRENCY', 'workers.sealConcurrency'],
+  ['SLUICE_FLUSH_CONCURRENCY', 'workers.flushConcurrency'],
+  ['SLUICE_LOCK_DURATION_MS', 'workers.lockDurationMs'],
+  ['SLUICE_STALLED_INTERVAL_MS', 'workers.stalledIntervalMs'],
+  ['SLUICE_SHUTDOWN_GRACE_SECONDS', 'workers.shutdownGraceSeconds'],
 ];
 
 /** Environment variables that hold JSON rather than a scalar. */

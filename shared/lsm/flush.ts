@@ -1,0 +1,97 @@
+/**
+ * Flush to L0 (DESIGN.md §3.3): for the lowest sealed generation, read its WAL range, write
+ * the L0 file at the path of (shard, generation), then commit it. Generations are taken
+ * strictly lowest first and each commit is refused unless it is the manifest's current
+ * generation (I3), so a failing generation holds back every later one (I5).
+ */
+import pLimit from 'p-limit';
+import type { Table } from 'apache-arrow';
+import { keyCodecFor } from '../arrow/key-codec.ts';
+import { SluiceError } from '../errors.ts';
+import type { ShardState } from '../redis/shard-state.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { generationKey, walKey } from '../table/paths.ts';
+import { decodeWalEntry, walSchema } from '../wal/wal-entry.ts';
+import { buildL0File } from './l0-file.ts';
+import { commitGeneration } from './manifest-transitions.ts';
+import { assertShardOpen } from './shard-open.ts';
+import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
+
+export interface FlushDeps {
+  store: ObjectStore;
+  manifests: ShardManifestStore;
+  shardState: ShardState;
+}
+
+export interface FlushOptions {
+  signal?: AbortSignal;
+  /** Told which generation is being flushed, before any work on it starts. */
+  onGeneration?(generation: number): void;
+}
+
+const WAL_READ_CONCURRENCY = 8;
+
+/** Flushes every sealed generation of the shard, lowest first; returns the generations this call committed. */
+export async function flushShard(
+  deps: FlushDeps,
+  table: TableDef,
+  shard: number,
+  options: FlushOptions = {},
+): Promise<number[]> {
+  const committed: number[] = [];
+  for (;;) {
+    const manifest = await deps.manifests.read(table.name, shard, options.signal);
+    await assertShardOpen(deps.shardState, manifest);
+    const next = manifest.sealed[0];
+    if (!next) return committed;
+    options.onGeneration?.(next.generation);
+    const artifact = await writeGeneration(deps, table, shard, next, options.signal);
+    const { manifest: after, changed } = await deps.manifests.update(
+      table.name,
+      shard,
+      (m) => commitGeneration(m, next.generation, artifact),
+      options.signal,
+    );
+    await deps.shardState.setSealedCount(table.name, shard, after.sealed.length);
+    if (changed) committed.push(next.generation);
+  }
+}
+
+async function writeGeneration(
+  deps: FlushDeps,
+  table: TableDef,
+  shard: number,
+  generation: SealedGeneration,
+  signal?: AbortSignal,
+): Promise<{ path: string; rows: number; bytes: number }> {
+  const tables = await readWalRange(deps.store, table.name, shard, generation, signal);
+  const built = buildL0File(keyCodecFor(table.schema), walSchema(table.schema), tables);
+  const path = generationKey(table.name, shard, generation.generation);
+  await deps.store.put(path, built.body, { signal });
+  return { path, rows: built.rows, bytes: built.body.byteLength };
+}
+
+/** The row tables of a sealed WAL range, in seq order. A missing entry is lost data: fail-stop. */
+export async function readWalRange(
+  store: ObjectStore,
+  table: string,
+  shard: number,
+  range: { walFrom: number; walTo: number },
+  signal?: AbortSignal,
+): Promise<Table[]> {
+  const limit = pLimit(WAL_READ_CONCURRENCY);
+  const seqs = Array.from({ length: range.walTo - range.walFrom + 1 }, (_, i) => range.walFrom + i);
+  const entries = await Promise.all(
+    seqs.map((seq) =>
+      limit(async () => {
+        const object = await store.get(walKey(table, shard, seq), { signal });
+        if (!object) {
+          throw new SluiceError('DATA_MISSING', `sealed WAL entry ${seq} is missing`, { table, shard, seq });
+        }
+        return decodeWalEntry(object.body, seq);
+      }),
+    ),
+  );
+  return entries.flatMap((entry) => (entry.kind === 'rows' ? [entry.table] : []));
+}

@@ -1,0 +1,63 @@
+/**
+ * I7 and I8: poisoning a shard after a flush that cannot succeed, and reopening it. The
+ * poison is recorded in the shard manifest (durable, the truth) and cached in Redis (so a
+ * write fails fast without reading the store).
+ */
+import { type ErrorCode, isSluiceError } from '../errors.ts';
+import type { ShardState } from '../redis/shard-state.ts';
+import type { WorkScheduler } from '../work/work-scheduler.ts';
+import { poisonShard, reopenShard as reopenTransition } from './manifest-transitions.ts';
+import type { PoisonRecord, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
+
+export interface PoisonDeps {
+  manifests: ShardManifestStore;
+  shardState: ShardState;
+}
+
+export interface PoisonOutcome {
+  record: PoisonRecord;
+  /** False when the store refused the manifest commit: the poison then lives in Redis only. */
+  durable: boolean;
+  error?: unknown;
+}
+
+export async function poison(
+  deps: PoisonDeps,
+  target: { table: string; shard: number },
+  reason: { code: ErrorCode; generation: number | null; cause: string; jobId?: string },
+): Promise<PoisonOutcome> {
+  const record: PoisonRecord = { ...reason, at: new Date().toISOString() };
+  // Redis first: writes must fail fast at once, even while the store refuses the manifest commit.
+  await deps.shardState.cachePoison(target.table, target.shard, record);
+  try {
+    const { manifest } = await deps.manifests.update(target.table, target.shard, (m) => poisonShard(m, record));
+    const held = manifest.poison ?? record;
+    if (held !== record) await deps.shardState.cachePoison(target.table, target.shard, held);
+    return { record: held, durable: true };
+  } catch (error) {
+    return { record, durable: false, error };
+  }
+}
+
+/** Clears the poison and asks for the flush of everything sealed from the cursor on. */
+export async function reopen(
+  deps: PoisonDeps & { scheduler: WorkScheduler },
+  target: { table: string; shard: number },
+): Promise<ShardManifest> {
+  const manifest = await clearManifestPoison(deps, target);
+  await deps.shardState.cachePoison(target.table, target.shard, null);
+  await deps.scheduler.requestFlush(target.table, target.shard);
+  await deps.scheduler.requestSeal(target.table, target.shard, { delayMs: 0 });
+  return manifest;
+}
+
+/** A poison that only reached Redis (the store refused the manifest commit) is cleared there alone. */
+async function clearManifestPoison(deps: PoisonDeps, target: { table: string; shard: number }): Promise<ShardManifest> {
+  try {
+    return (await deps.manifests.update(target.table, target.shard, reopenTransition)).manifest;
+  } catch (err) {
+    const cached = await deps.shardState.cachedPoison(target.table, target.shard);
+    if (!isSluiceError(err, 'SHARD_NOT_POISONED') || !cached) throw err;
+    return deps.manifests.read(target.table, target.shard);
+  }
+}

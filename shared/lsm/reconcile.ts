@@ -1,0 +1,45 @@
+/**
+ * Rebuilds work that Redis lost (after a restart it comes back empty, or a job was removed):
+ * seeds the shard's Redis state from the store, asks for a seal when WAL entries wait past
+ * the last seal, and for a flush when sealed generations wait. Asking is idempotent, so a
+ * sweep over healthy shards queues nothing new.
+ */
+import type { ShardState } from '../redis/shard-state.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { listWalAfter } from '../wal/frontier.ts';
+import { initializeShard } from '../wal/shard-init.ts';
+import type { WorkScheduler } from '../work/work-scheduler.ts';
+import type { ShardManifestStore } from './shard-manifest.ts';
+
+export interface ReconcileDeps {
+  store: ObjectStore;
+  manifests: ShardManifestStore;
+  shardState: ShardState;
+  scheduler: WorkScheduler;
+}
+
+export interface ShardReconcile {
+  table: string;
+  shard: number;
+  initialized: boolean;
+  sealRequested: boolean;
+  flushRequested: boolean;
+}
+
+export async function reconcileShard(deps: ReconcileDeps, table: string, shard: number): Promise<ShardReconcile> {
+  const initialized = !(await deps.shardState.isInitialized(table, shard));
+  if (initialized) await initializeShard(deps, table, shard);
+  const manifest = await deps.manifests.read(table, shard);
+  const outcome = { table, shard, initialized, sealRequested: false, flushRequested: false };
+  if (manifest.poison) return outcome;
+  const unsealed = await listWalAfter(deps.store, table, shard, manifest.sealedThrough);
+  if (unsealed.length > 0) {
+    await deps.scheduler.requestSeal(table, shard, { delayMs: 0 });
+    outcome.sealRequested = true;
+  }
+  if (manifest.sealed.length > 0) {
+    await deps.scheduler.requestFlush(table, shard);
+    outcome.flushRequested = true;
+  }
+  return outcome;
+}

@@ -1,0 +1,138 @@
+/**
+ * Seal (DESIGN.md §3.2): turns the WAL past the last seal into numbered generations. It
+ * finds the frontier, tombstones abandoned seqs, cuts the range into generations of
+ * bounded size, commits them as sealed and makes sure a flush is queued.
+ */
+import type { Config } from '../config.ts';
+import { isSluiceError, SluiceError } from '../errors.ts';
+import type { ShardState } from '../redis/shard-state.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { walKey } from '../table/paths.ts';
+import { listWalAfter, missingSeqs, planFrontier, type WalObject } from '../wal/frontier.ts';
+import { decodeWalEntry, encodeHole } from '../wal/wal-entry.ts';
+import type { WorkScheduler } from '../work/work-scheduler.ts';
+import { cutGenerations, type SealableEntry } from './generation-cut.ts';
+import { sealGenerations } from './manifest-transitions.ts';
+import { assertShardOpen } from './shard-open.ts';
+import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
+
+export interface SealDeps {
+  config: Config;
+  store: ObjectStore;
+  manifests: ShardManifestStore;
+  shardState: ShardState;
+  scheduler: WorkScheduler;
+}
+
+export interface SealOutcome {
+  sealed: SealedGeneration[];
+  holes: number[];
+  /** Set when an in-flight seq held the frontier back; another seal is queued for then. */
+  retryAt: number | null;
+}
+
+const MAX_PLANS = 8;
+
+export async function sealShard(deps: SealDeps, table: TableDef, shard: number, signal?: AbortSignal): Promise<SealOutcome> {
+  for (let plan = 0; plan < MAX_PLANS; plan++) {
+    const manifest = await deps.manifests.read(table.name, shard, signal);
+    await assertShardOpen(deps.shardState, manifest);
+    const after = manifest.sealedThrough;
+    const present = await listWalAfter(deps.store, table.name, shard, after, signal);
+    const inflight = await deps.shardState.inflightSince(table.name, shard, missingSeqs(after, present));
+    const frontier = planFrontier({
+      after,
+      present,
+      inflightSince: inflight,
+      now: Date.now(),
+      holeTimeoutMs: deps.config.wal.holeTimeoutMs,
+    });
+    const holes = await writeHoles(deps.store, table.name, shard, frontier.holes, signal);
+    const entries = await sealableEntries(deps, table.name, shard, [...present, ...holes.landed], frontier.frontier);
+    const generations = cutGenerations({
+      entries,
+      firstGeneration: manifest.nextGeneration,
+      maxBytes: table.settings.maxGenerationBytes,
+      maxRows: table.settings.maxGenerationRows,
+      sealedAt: new Date().toISOString(),
+    });
+    const { manifest: committed, changed } = await deps.manifests.update(
+      table.name,
+      shard,
+      (m) => sealGenerations(m, generations),
+      signal,
+    );
+    if (!changed && generations.length > 0) continue;
+    if (changed) {
+      await deps.shardState.recordSeal(table.name, shard, {
+        bytes: generations.reduce((sum, g) => sum + g.walBytes, 0),
+        sealedCount: committed.sealed.length,
+        seqs: entries.map((e) => e.seq),
+      });
+    }
+    if (committed.sealed.length > 0) await deps.scheduler.requestFlush(table.name, shard);
+    if (frontier.retryAt !== null) {
+      await deps.scheduler.requestSeal(table.name, shard, { delayMs: Math.max(0, frontier.retryAt - Date.now()) });
+    }
+    return { sealed: changed ? generations : [], holes: holes.written, retryAt: frontier.retryAt };
+  }
+  throw new SluiceError('STORE_CONFLICT', 'seal kept losing races', { table: table.name, shard });
+}
+
+/**
+ * Tombstones each hole with put-if-absent. When the put finds an object, the late writer
+ * landed first: its entry is real and belongs in the generation.
+ */
+async function writeHoles(
+  store: ObjectStore,
+  table: string,
+  shard: number,
+  seqs: number[],
+  signal?: AbortSignal,
+): Promise<{ written: number[]; landed: WalObject[] }> {
+  const written: number[] = [];
+  const landed: WalObject[] = [];
+  for (const seq of seqs) {
+    const body = encodeHole(seq);
+    try {
+      await store.putIfAbsent(walKey(table, shard, seq), body, { signal });
+      written.push(seq);
+      landed.push({ seq, bytes: body.byteLength });
+    } catch (err) {
+      if (!isSluiceError(err, 'PRECONDITION_FAILED')) throw err;
+      const meta = await store.head(walKey(table, shard, seq), { signal });
+      if (meta) landed.push({ seq, bytes: meta.size });
+    }
+  }
+  return { written, landed };
+}
+
+/** Entries through `frontier` with their row counts: from Redis, else from the entry itself. */
+async function sealableEntries(
+  deps: SealDeps,
+  table: string,
+  shard: number,
+  objects: WalObject[],
+  frontier: number,
+): Promise<SealableEntry[]> {
+  const inRange = objects.filter((o) => o.seq <= frontier).sort((a, b) => a.seq - b.seq);
+  const known = await deps.shardState.walRows(
+    table,
+    shard,
+    inRange.map((o) => o.seq),
+  );
+  const entries: SealableEntry[] = [];
+  for (const object of inRange) {
+    const rows = known.get(object.seq) ?? (await countRows(deps.store, table, shard, object.seq));
+    entries.push({ seq: object.seq, bytes: object.bytes, rows });
+  }
+  return entries;
+}
+
+async function countRows(store: ObjectStore, table: string, shard: number, seq: number): Promise<number> {
+  const object = await store.get(walKey(table, shard, seq));
+  if (!object) return 0;
+  const entry = decodeWalEntry(object.body, seq);
+  return entry.kind === 'hole' ? 0 : entry.table.numRows;
+}

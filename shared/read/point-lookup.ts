@@ -1,0 +1,29 @@
+/**
+ * Point lookup by primary key: the shard's runs are searched newest first and the first
+ * run holding the key decides — its row, or nothing when that row is a delete (I10).
+ */
+import type { Table } from 'apache-arrow';
+import { keyCodecFor } from '../arrow/key-codec.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { shardOf } from '../table/shard-routing.ts';
+import { projectRows } from './project-rows.ts';
+import { type ReadDeps, shardSnapshot } from './shard-snapshot.ts';
+import { find } from './sorted-run.ts';
+
+/** The row with the key (as a client gives it), or null when there is none. */
+export async function lookupRow(
+  deps: ReadDeps,
+  table: TableDef,
+  keyInput: unknown,
+  signal?: AbortSignal,
+): Promise<Table | null> {
+  const codec = keyCodecFor(table.schema);
+  const key = codec.encode(codec.parse(keyInput));
+  const snapshot = await shardSnapshot(deps, table, shardOf(key, table.shards), signal);
+  for (const run of snapshot.runs) {
+    const i = find(run, key);
+    if (i === null) continue;
+    return run.isDelete(i) ? null : projectRows(table, [{ batches: run.batches, position: run.position(i) }]);
+  }
+  return null;
+}

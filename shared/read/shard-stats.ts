@@ -1,0 +1,56 @@
+/**
+ * Shard stats (DESIGN.md §5): readable whatever state the shard is in, poisoned included.
+ */
+import type { CommittedGeneration, PoisonRecord, SealedGeneration } from '../lsm/shard-manifest.ts';
+import { pendingGenerations } from '../lsm/manifest-transitions.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { listWalAfter, missingSeqs } from '../wal/frontier.ts';
+import type { ReadDeps } from './shard-snapshot.ts';
+
+export interface ShardStats {
+  table: string;
+  shard: number;
+  frontier: number;
+  walCursor: number;
+  sealedThrough: number;
+  allocatedThrough: number | null;
+  currentGeneration: number;
+  sealed: SealedGeneration[];
+  committed: CommittedGeneration[];
+  mergedThrough: number;
+  pendingGenerations: number;
+  unsealedEntries: number;
+  unsealedBytes: number;
+  manifestVersion: number;
+  poison: PoisonRecord | null;
+}
+
+export async function shardStats(
+  deps: ReadDeps,
+  table: TableDef,
+  shard: number,
+  mergedThrough = 0,
+  signal?: AbortSignal,
+): Promise<ShardStats> {
+  const manifest = await deps.manifests.read(table.name, shard, signal);
+  const unsealed = await listWalAfter(deps.store, table.name, shard, manifest.sealedThrough, signal);
+  const firstMissing = missingSeqs(manifest.sealedThrough, unsealed)[0];
+  const frontier = firstMissing !== undefined ? firstMissing - 1 : (unsealed.at(-1)?.seq ?? manifest.sealedThrough);
+  return {
+    table: table.name,
+    shard,
+    frontier,
+    walCursor: manifest.walCursor,
+    sealedThrough: manifest.sealedThrough,
+    allocatedThrough: await deps.shardState.allocatedThrough(table.name, shard),
+    currentGeneration: manifest.currentGeneration,
+    sealed: manifest.sealed,
+    committed: manifest.committed,
+    mergedThrough,
+    pendingGenerations: pendingGenerations(manifest, mergedThrough),
+    unsealedEntries: unsealed.length,
+    unsealedBytes: unsealed.reduce((sum, e) => sum + e.bytes, 0),
+    manifestVersion: manifest.version,
+    poison: manifest.poison ?? (await deps.shardState.cachedPoison(table.name, shard)),
+  };
+}

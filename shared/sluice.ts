@@ -1,0 +1,128 @@
+/**
+ * The domain API of one process: everything the HTTP functions and the job processors
+ * call. It wires the store, Redis state, manifests, WAL writer and read cache together;
+ * every rule lives in the module it delegates to.
+ */
+import type { RecordBatch, Table } from 'apache-arrow';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import { type FlushOptions, flushShard } from './lsm/flush.ts';
+import { type PoisonOutcome, poison, reopen } from './lsm/poison.ts';
+import { reconcileShard, type ShardReconcile } from './lsm/reconcile.ts';
+import { type SealOutcome, sealShard } from './lsm/seal.ts';
+import { type ShardManifest, ShardManifestStore } from './lsm/shard-manifest.ts';
+import { ObjectCache } from './read/object-cache.ts';
+import { lookupRow } from './read/point-lookup.ts';
+import { type ScanPage, scanRows } from './read/scan.ts';
+import { type ShardStats, shardStats } from './read/shard-stats.ts';
+import { ShardState } from './redis/shard-state.ts';
+import type { ObjectStore } from './store/object-store.ts';
+import { TableCatalog } from './table/catalog.ts';
+import type { TableDef } from './table/table-def.ts';
+import { type AppendResult, appendRows, deleteKeys } from './wal/append.ts';
+import { WalWriter } from './wal/wal-writer.ts';
+import type { WorkScheduler } from './work/work-scheduler.ts';
+import type { ErrorCode } from './errors.ts';
+import { SluiceError } from './errors.ts';
+
+export interface SluiceDeps {
+  config: Config;
+  store: ObjectStore;
+  redis: Redis;
+  scheduler: WorkScheduler;
+  log: Logger;
+}
+
+export class Sluice {
+  readonly config: Config;
+  readonly store: ObjectStore;
+  readonly log: Logger;
+  readonly scheduler: WorkScheduler;
+  readonly manifests: ShardManifestStore;
+  readonly shardState: ShardState;
+  readonly catalog: TableCatalog;
+  readonly wal: WalWriter;
+  readonly cache: ObjectCache;
+
+  constructor(deps: SluiceDeps) {
+    this.config = deps.config;
+    this.store = deps.store;
+    this.log = deps.log;
+    this.scheduler = deps.scheduler;
+    this.manifests = new ShardManifestStore(deps.store);
+    this.shardState = new ShardState(deps.redis, deps.config.redisPrefix);
+    this.catalog = new TableCatalog(deps.store, deps.config.tableDefaults);
+    this.cache = new ObjectCache(deps.store, deps.config.limits.readCacheBytes);
+    this.wal = new WalWriter({ ...deps, manifests: this.manifests, shardState: this.shardState });
+  }
+
+  table(name: string): Promise<TableDef> {
+    return this.catalog.get(name);
+  }
+
+  async append(tableName: string, rows: Table | RecordBatch): Promise<AppendResult> {
+    return appendRows(this.wal, await this.table(tableName), rows);
+  }
+
+  async delete(tableName: string, keys: readonly unknown[]): Promise<AppendResult> {
+    return deleteKeys(this.wal, await this.table(tableName), keys);
+  }
+
+  async lookup(tableName: string, key: unknown, signal?: AbortSignal): Promise<Table | null> {
+    return lookupRow(this, await this.table(tableName), key, signal);
+  }
+
+  async scan(tableName: string, options: { limit: number; after?: string | null }, signal?: AbortSignal): Promise<ScanPage> {
+    return scanRows(this, await this.table(tableName), options, signal);
+  }
+
+  async shardStats(tableName: string, shard: number): Promise<ShardStats> {
+    const table = await this.table(tableName);
+    return shardStats(this, table, this.checkShard(table, shard));
+  }
+
+  async seal(tableName: string, shard: number, signal?: AbortSignal): Promise<SealOutcome> {
+    const table = await this.table(tableName);
+    return sealShard(this, table, this.checkShard(table, shard), signal);
+  }
+
+  async flush(tableName: string, shard: number, options?: FlushOptions): Promise<number[]> {
+    const table = await this.table(tableName);
+    return flushShard(this, table, this.checkShard(table, shard), options);
+  }
+
+  poison(
+    tableName: string,
+    shard: number,
+    reason: { code: ErrorCode; generation: number | null; cause: string; jobId?: string },
+  ): Promise<PoisonOutcome> {
+    return poison(this, { table: tableName, shard }, reason);
+  }
+
+  async reopen(tableName: string, shard: number): Promise<ShardManifest> {
+    const table = await this.table(tableName);
+    return reopen(this, { table: table.name, shard: this.checkShard(table, shard) });
+  }
+
+  /** Re-creates lost work for every shard of `tableName`, or of every table. */
+  async reconcile(tableName?: string): Promise<ShardReconcile[]> {
+    const tables = tableName ? [await this.table(tableName)] : await this.catalog.listAll();
+    const outcomes: ShardReconcile[] = [];
+    for (const table of tables) {
+      for (let shard = 0; shard < table.shards; shard++) outcomes.push(await reconcileShard(this, table.name, shard));
+    }
+    return outcomes;
+  }
+
+  private checkShard(table: TableDef, shard: number): number {
+    if (!Number.isInteger(shard) || shard < 0 || shard >= table.shards) {
+      throw new SluiceError('SHARD_NOT_FOUND', `table ${table.name} has no shard ${shard}`, {
+        table: table.name,
+        shard,
+        shards: table.shards,
+      });
+    }
+    return shard;
+  }
+}
