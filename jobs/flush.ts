@@ -1,0 +1,59 @@
+/**
+ * Flush job → `flushShard`, and the fail-stop of I6: when the last attempt fails, or the
+ * error is one no retry can clear, the shard is poisoned and the job is recorded in the
+ * dead-letter queue before BullMQ marks it failed. A job that finds its shard already
+ * poisoned fails at once without spending its budget (I7).
+ */
+import type { Job } from 'bullmq';
+import { SluiceError, toSluiceError } from '../shared/errors.ts';
+import type { PoisonRecord } from '../shared/lsm/shard-manifest.ts';
+import type { Sluice } from '../shared/sluice.ts';
+import type { DeadLetterQueue } from './dead-letter.ts';
+import { failNow, isLastAttempt } from './job-failure.ts';
+import { type ShardJobData, shardTarget } from './queues.ts';
+
+export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
+  return async (job: Job<ShardJobData>) => {
+    const { table, shard } = job.data;
+    const log = sluice.log.child({ queue: job.queueName, jobId: job.id, table, shard });
+    let generation: number | null = null;
+    log.debug({ attempt: job.attemptsMade + 1 }, 'flush started');
+    try {
+      const committed = await sluice.flush(table, shard, {
+        onGeneration: (g) => {
+          generation = g;
+          log.debug({ generation: g }, 'flushing generation');
+        },
+      });
+      return { committed };
+    } catch (err) {
+      const error = toSluiceError(err);
+      if (error.code === 'SHARD_POISONED') {
+        // A redelivery of the job that poisoned the shard makes sure its dead letter exists.
+        const poison = error.details.poison as PoisonRecord | undefined;
+        if (poison?.jobId === String(job.id)) {
+          const original = new SluiceError(poison.code, poison.cause, { generation: poison.generation });
+          await deadLetters.record(job, shardTarget(job.data), original);
+        }
+        throw failNow(error);
+      }
+      if (!isLastAttempt(job, error)) {
+        log.warn({ err: error, generation, attempt: job.attemptsMade + 1 }, 'flush failed; will retry');
+        throw error;
+      }
+      log.error({ err: error, generation, attempts: job.attemptsMade + 1 }, 'flush cannot succeed; poisoning shard');
+      const poisoned = await sluice.poison(table, shard, {
+        code: error.code,
+        generation,
+        cause: error.message,
+        jobId: String(job.id),
+      });
+      if (!poisoned.durable) log.error({ err: poisoned.error }, 'poison recorded in Redis only: the store refused it');
+      await deadLetters.record(job, shardTarget(job.data), error);
+      throw failNow(error);
+    } finally {
+      log.debug({ generation }, 'flush ended');
+    }
+  };
+}
+

@@ -1,0 +1,66 @@
+/**
+ * Queue names and the options every job of a queue is added with. The name of each queue
+ * is its own Redis Cluster hash tag, so all keys of one queue live on one node.
+ */
+import type { ConnectionOptions, JobsOptions } from 'bullmq';
+import type { Config } from '../shared/config.ts';
+import { attemptsFor, BACKOFF_TYPE } from './retry-policy.ts';
+
+export const QUEUE = {
+  seal: 'seal',
+  flush: 'flush',
+  deadLetter: 'dead-letter',
+} as const;
+
+export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
+
+export const WORKER_QUEUES = [QUEUE.seal, QUEUE.flush] as const;
+export type WorkerQueue = (typeof WORKER_QUEUES)[number];
+
+/** The data of every seal and flush job: its target shard. */
+export interface ShardJobData {
+  table: string;
+  shard: number;
+}
+
+export function shardTarget(data: ShardJobData): string {
+  return `${data.table}/${data.shard}`;
+}
+
+export function queueConnection(config: Config): ConnectionOptions {
+  return { url: config.redisUrl, maxRetriesPerRequest: null } as ConnectionOptions;
+}
+
+const KEEP_FINISHED = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 } };
+
+/**
+ * Seal: one job per shard, debounced. `keepLastIfActive` queues one follow-up when a write
+ * arrives while the seal runs, so a write never waits for the next write to be sealed;
+ * `reschedule` lets an urgent request pull a debounced seal forward.
+ */
+export function sealJobOptions(data: ShardJobData, delayMs: number): JobsOptions {
+  return {
+    ...KEEP_FINISHED,
+    delay: delayMs,
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 200 },
+    deduplication: { id: `seal/${shardTarget(data)}`, keepLastIfActive: true, reschedule: true },
+  };
+}
+
+/**
+ * Flush: I5 and I12 by construction — at most one flush job per shard exists. While it runs,
+ * retries or waits in backoff (BullMQ's *delayed*), every other add for the shard is folded
+ * into it, or (while it is active) into a single follow-up that starts after it finishes.
+ * The job flushes the shard's sealed generations lowest first, so no later generation can
+ * start while an earlier one is failing. The manifest's compare-and-swap still refuses any
+ * out-of-order commit should a redelivered zombie run beside it (I3, I11).
+ */
+export function flushJobOptions(data: ShardJobData, config: Config): JobsOptions {
+  return {
+    ...KEEP_FINISHED,
+    attempts: attemptsFor(config.flush),
+    backoff: { type: BACKOFF_TYPE },
+    deduplication: { id: `flush/${shardTarget(data)}`, keepLastIfActive: true },
+  };
+}

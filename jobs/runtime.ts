@@ -1,0 +1,33 @@
+/**
+ * Opens what every Sluice process needs — the store, a Redis connection, the BullMQ work
+ * scheduler and the domain API on top — and closes it again in the right order.
+ */
+import type { Config } from '../shared/config.ts';
+import type { Logger } from '../shared/log.ts';
+import { createRedis } from '../shared/redis/connection.ts';
+import { Sluice } from '../shared/sluice.ts';
+import type { ObjectStore } from '../shared/store/object-store.ts';
+import { openStore } from '../shared/store/open-store.ts';
+import { BullmqWorkScheduler } from './bullmq-work-scheduler.ts';
+
+export interface Runtime {
+  readonly sluice: Sluice;
+  readonly scheduler: BullmqWorkScheduler;
+  close(): Promise<void>;
+}
+
+export function openRuntime(config: Config, log: Logger, store: ObjectStore = openStore(config)): Runtime {
+  const redis = createRedis(config.redisUrl);
+  const scheduler = new BullmqWorkScheduler(config);
+  const sluice = new Sluice({ config, store, redis, scheduler, log });
+  return {
+    sluice,
+    scheduler,
+    async close() {
+      sluice.wal.flushGroups();
+      await scheduler.close();
+      await redis.quit();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Worker process entry: `tsx jobs/worker.ts --queues=seal,flush`. Runs the workers of the
+ * named queues (default: SLUICE_QUEUES) until SIGTERM or SIGINT, then stops taking jobs,
+ * lets the active ones finish within the shutdown grace period and exits.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../shared/config.ts';
+import { createLogger } from '../shared/log.ts';
+import { openRuntime } from './runtime.ts';
+import { parseQueues, startWorkers } from './workers.ts';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { queues: { type: 'string' } } });
+  const config = loadConfig();
+  const log = createLogger({ level: config.logLevel, pretty: config.logPretty, sync: config.logSync, name: 'sluice-worker' });
+  const queues = parseQueues(values.queues ?? config.queues);
+  if (queues.length === 0) throw new Error(`no worker queue named in "${values.queues ?? config.queues}"`);
+  const runtime = openRuntime(config, log);
+  const workers = startWorkers(runtime.sluice, queues);
+  log.info({ queues, pid: process.pid }, 'workers ready');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping workers');
+    await workers.close();
+    await runtime.close();
+    log.info('workers stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
