@@ -1,0 +1,161 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeadLetter } from '../../jobs/dead-letter.ts';
+import { QUEUE } from '../../jobs/queues.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const GEN = (table: string, n: number) => `tables/${table}/shards/0/gen/${String(n).padStart(20, '0')}.arrow`;
+
+describe('flush failures: order, retry, poison, reopen', () => {
+  let h: Harness;
+  let deadLetters: Queue<DeadLetter>;
+
+  async function setup(overrides: Parameters<typeof createHarness>[0] = {}) {
+    h = await createHarness(overrides);
+    deadLetters = new Queue<DeadLetter>(QUEUE.deadLetter, { connection: { url: h.config.redisUrl }, prefix: h.config.redisPrefix });
+  }
+
+  afterEach(async () => {
+    await deadLetters.close();
+    await h.close();
+  });
+
+  async function manifest(table: string) {
+    return h.sluice.manifests.read(table, 0);
+  }
+
+  /** Writes one batch and waits until it is sealed into a generation of its own. */
+  async function writeGeneration(table: string, from: number, to: number, expectGeneration: number) {
+    await writeRows(h.sluice, table, eventRows(from, to));
+    await waitFor(async () => (await manifest(table)).nextGeneration > expectGeneration, {
+      message: `generation ${expectGeneration} sealed`,
+    });
+  }
+
+  describe('with a long retry budget', () => {
+    beforeEach(() => setup({ flush: { maxRetries: 1000, retryBaseMs: 10, retryMaxMs: 50 } }));
+
+    it('I3/I5: generations 2 and 3 wait behind a failing 2, then commit exactly [1, 2, 3] in order', async () => {
+      await h.createTable(eventsTable('order'));
+      h.startWorkers();
+      await writeGeneration('order', 1, 10, 1);
+      await waitFor(async () => (await manifest('order')).committed.length === 1, { message: 'generation 1 committed' });
+
+      const broken = h.store.inject({ op: 'put', key: GEN('order', 2), fault: 'fail' });
+      await writeGeneration('order', 11, 20, 2);
+      await waitFor(() => broken.hits >= 3, { message: 'generation 2 retried' });
+      await writeGeneration('order', 21, 30, 3);
+      const hitsBefore = broken.hits;
+      await waitFor(() => broken.hits >= hitsBefore + 3, { message: 'generation 2 still retrying after 3 sealed' });
+
+      const during = await manifest('order');
+      expect(during.committed.map((c) => c.generation)).toEqual([1]);
+      expect(during.sealed.map((g) => g.generation)).toEqual([2, 3]);
+      expect(during.walCursor).toBe(1);
+      expect(await h.store.inner.head(GEN('order', 3))).toBeNull();
+
+      h.store.heal();
+      await waitFor(async () => (await manifest('order')).committed.length === 3, { message: 'all committed' });
+      const after = await manifest('order');
+      expect(after.committed.map((c) => c.generation)).toEqual([1, 2, 3]);
+      expect(after.sealed).toEqual([]);
+      expect(after.walCursor).toBe(after.sealedThrough);
+      expect((await h.sluice.shardStats('order', 0)).unsealedEntries).toBe(0);
+      expect(await readAll(h.sluice, 'order')).toEqual(eventRows(1, 30));
+      expect(await deadLetters.count()).toBe(0);
+    });
+
+    it('I13: a lost-ack manifest commit does not poison, and the generation is committed once', async () => {
+      await h.createTable(eventsTable('lostack'));
+      const lost = h.store.inject({ op: 'putIfAbsent', key: 'tables/lostack/shards/0/_manifest/*', fault: 'lostAck', times: 2 });
+      h.startWorkers();
+      await writeRows(h.sluice, 'lostack', eventRows(1, 10));
+      await waitFor(async () => (await manifest('lostack')).committed.length === 1, { message: 'generation 1 committed' });
+      expect(lost.hits).toBe(2);
+      const m = await manifest('lostack');
+      expect(m.poison).toBeNull();
+      expect(m.committed.map((c) => c.generation)).toEqual([1]);
+      expect(await readAll(h.sluice, 'lostack')).toEqual(eventRows(1, 10));
+    });
+  });
+
+  describe('with the default-shaped budget (8 retries)', () => {
+    beforeEach(() => setup({ flush: { maxRetries: 8, retryBaseMs: 5, retryMaxMs: 40 } }));
+
+    it('I6/I7/I8: a permanently broken store poisons the shard; reopen after healing loses nothing', async () => {
+      await h.createTable(eventsTable('broken'));
+      h.startWorkers();
+      await writeGeneration('broken', 1, 10, 1);
+      await waitFor(async () => (await manifest('broken')).committed.length === 1, { message: 'generation 1 committed' });
+
+      const broken = h.store.inject({ op: 'put', key: 'tables/broken/shards/0/gen/*', fault: 'fail', permanent: true });
+      await writeGeneration('broken', 11, 20, 2);
+      await waitFor(async () => (await deadLetters.count()) === 1, { message: 'the dead letter', timeoutMs: 20_000 });
+
+      expect(broken.hits).toBe(9);
+      const [letter] = await deadLetters.getJobs(['waiting']);
+      expect(letter?.data).toMatchObject({
+        queue: 'flush',
+        target: 'broken/0',
+        attempts: 9,
+        error: { code: 'STORE_UNAVAILABLE' },
+      });
+      expect(letter?.data.stack).toContain('writeGeneration');
+
+      const poisoned = await manifest('broken');
+      expect(poisoned.poison).toMatchObject({ code: 'STORE_UNAVAILABLE', generation: 2 });
+      const fail = { code: 'SHARD_POISONED', details: { poison: { generation: 2 } } };
+      await expect(writeRows(h.sluice, 'broken', eventRows(21, 22))).rejects.toMatchObject(fail);
+      await expect(h.sluice.scan('broken', { limit: 10 })).rejects.toMatchObject(fail);
+      await expect(h.sluice.lookup('broken', 1)).rejects.toMatchObject(fail);
+      await expect(h.sluice.seal('broken', 0)).rejects.toMatchObject(fail);
+      const stats = await h.sluice.shardStats('broken', 0);
+      expect(stats.poison).toMatchObject({ code: 'STORE_UNAVAILABLE', generation: 2 });
+      expect(stats.sealed.map((g) => g.generation)).toEqual([2]);
+
+      const hitsAtPoison = broken.hits;
+      await h.scheduler.requestFlush('broken', 0);
+      await waitFor(async () => (await h.scheduler.flush.getJobs(['failed'])).length >= 2, { message: 'queued flush failed' });
+      const queued = (await h.scheduler.flush.getJobs(['failed'])).find((j) => j.failedReason.includes('SHARD_POISONED'));
+      expect(queued?.attemptsMade).toBe(1);
+      expect(broken.hits).toBe(hitsAtPoison);
+
+      broken.remove();
+      await h.sluice.reopen('broken', 0);
+      await waitFor(async () => (await manifest('broken')).committed.length === 2, { message: 'generation 2 after reopen' });
+      const reopened = await manifest('broken');
+      expect(reopened.poison).toBeNull();
+      expect(reopened.committed.map((c) => c.generation)).toEqual([1, 2]);
+      await writeRows(h.sluice, 'broken', eventRows(21, 22));
+      expect(await readAll(h.sluice, 'broken')).toEqual(eventRows(1, 22));
+      expect(await lookupJson(h.sluice, 'broken', 15)).toEqual(eventRows(15, 15)[0]);
+    });
+
+    it('I6: an error no retry can clear poisons at once without spending the retry budget', async () => {
+      await h.createTable(eventsTable('corrupt'));
+      const corrupt = h.store.inject({
+        op: 'get',
+        key: 'tables/corrupt/shards/0/wal/*',
+        fault: 'fail',
+        code: 'DATA_CORRUPT',
+        permanent: true,
+      });
+      await writeRows(h.sluice, 'corrupt', eventRows(1, 5));
+      h.startWorkers();
+      await waitFor(async () => (await deadLetters.count()) === 1, { message: 'the dead letter' });
+      await sleep(200);
+      expect(corrupt.hits).toBe(1);
+      const [letter] = await deadLetters.getJobs(['waiting']);
+      expect(letter?.data).toMatchObject({ attempts: 1, error: { code: 'DATA_CORRUPT' } });
+      expect((await manifest('corrupt')).poison).toMatchObject({ code: 'DATA_CORRUPT', generation: 1 });
+    });
+
+    it('I7: reopening a healthy shard is refused', async () => {
+      await h.createTable(eventsTable('healthy'));
+      await expect(h.sluice.reopen('healthy', 0)).rejects.toMatchObject({ code: 'SHARD_NOT_POISONED' });
+    });
+  });
+});

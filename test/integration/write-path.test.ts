@@ -1,0 +1,136 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+async function committedThrough(h: Harness, table: string, shard: number, walSeq: number): Promise<boolean> {
+  const manifest = await h.sluice.manifests.read(table, shard);
+  return manifest.walCursor >= walSeq;
+}
+
+describe('write path: WAL → seal → flush → reads', () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+  afterEach(() => h.close());
+
+  it('I1: an acked write is a durable WAL entry before anything else runs', async () => {
+    await h.createTable(eventsTable('ack'));
+    const ack = await writeRows(h.sluice, 'ack', eventRows(1, 3));
+    expect(ack).toEqual({ acked: 3, shards: [{ shard: 0, seq: 1 }] });
+    const entry = await h.store.inner.head('tables/ack/shards/0/wal/00000000000000000001.arrow');
+    expect(entry?.size).toBeGreaterThan(0);
+  });
+
+  it('I10: reads see a write at once from the WAL, and still after it moved to L0', async () => {
+    await h.createTable(eventsTable('ryw'));
+    await writeRows(h.sluice, 'ryw', eventRows(1, 5));
+    expect(await lookupJson(h.sluice, 'ryw', 3)).toEqual({ id: 3, name: 'event-3-v1', value: 3 });
+    h.startWorkers();
+    await waitFor(() => committedThrough(h, 'ryw', 0, 1), { message: 'the entry flushed to L0' });
+    const manifest = await h.sluice.manifests.read('ryw', 0);
+    expect(manifest.committed.map((c) => c.generation)).toEqual([1]);
+    expect(await lookupJson(h.sluice, 'ryw', 3)).toEqual({ id: 3, name: 'event-3-v1', value: 3 });
+    expect(await readAll(h.sluice, 'ryw')).toEqual(eventRows(1, 5));
+  });
+
+  it('I10: the newest acked value per key wins across WAL and L0, and deletes hide older values', async () => {
+    await h.createTable(eventsTable('newest', { shards: 3 }));
+    h.startWorkers();
+    await writeRows(h.sluice, 'newest', eventRows(1, 30, 1));
+    await waitFor(async () => (await readAll(h.sluice, 'newest')).length === 30, { message: 'first rows' });
+    await waitFor(
+      async () => {
+        for (let s = 0; s < 3; s++) if ((await h.sluice.manifests.read('newest', s)).committed.length === 0) return false;
+        return true;
+      },
+      { message: 'every shard flushed once' },
+    );
+    await writeRows(h.sluice, 'newest', eventRows(11, 20, 2));
+    await h.sluice.delete('newest', [1, 2, 25]);
+    const expected = [...eventRows(3, 10, 1), ...eventRows(11, 20, 2), ...eventRows(21, 24, 1), ...eventRows(26, 30, 1)];
+    expect(await readAll(h.sluice, 'newest', 7)).toEqual(expected);
+    expect(await lookupJson(h.sluice, 'newest', 1)).toBeNull();
+    expect(await lookupJson(h.sluice, 'newest', 15)).toEqual(eventRows(15, 15, 2)[0]);
+    await waitFor(
+      async () => {
+        for (let s = 0; s < 3; s++) {
+          const stats = await h.sluice.shardStats('newest', s);
+          if (stats.sealed.length > 0 || stats.unsealedEntries > 0) return false;
+        }
+        return true;
+      },
+      { message: 'everything flushed' },
+    );
+    expect(await readAll(h.sluice, 'newest', 7)).toEqual(expected);
+    expect(await lookupJson(h.sluice, 'newest', 25)).toBeNull();
+  });
+
+  it('routes rows to shards by key hash and acks each shard with its own seq', async () => {
+    await h.createTable(eventsTable('routing', { shards: 4 }));
+    const ack = await writeRows(h.sluice, 'routing', eventRows(1, 100));
+    expect(ack.acked).toBe(100);
+    expect(ack.shards.map((s) => s.shard)).toEqual([0, 1, 2, 3]);
+    expect(ack.shards.every((s) => s.seq === 1)).toBe(true);
+    expect(await readAll(h.sluice, 'routing', 33)).toEqual(eventRows(1, 100));
+  });
+
+  it('group commit: concurrent writes to one shard share one WAL entry and are all acked', async () => {
+    await h.close();
+    h = await createHarness({ wal: { groupCommitMs: 20 } });
+    await h.createTable(eventsTable('group'));
+    const acks = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => writeRows(h.sluice, 'group', eventRows(i * 10 + 1, i * 10 + 10))),
+    );
+    const seqs = new Set(acks.map((a) => a.shards[0]!.seq));
+    expect(seqs.size).toBe(1);
+    expect(await readAll(h.sluice, 'group')).toEqual(eventRows(1, 100));
+  });
+
+  it('a long backlog seals into several bounded generations that flush in order', async () => {
+    await h.createTable(eventsTable('backlog', { settings: { maxGenerationRows: 10, sealDelayMs: 0 } }));
+    for (let i = 0; i < 6; i++) await writeRows(h.sluice, 'backlog', eventRows(i * 10 + 1, i * 10 + 10));
+    const sealed = await h.sluice.seal('backlog', 0);
+    expect(sealed.sealed.map((g) => [g.generation, g.walFrom, g.walTo])).toEqual([
+      [1, 1, 1],
+      [2, 2, 2],
+      [3, 3, 3],
+      [4, 4, 4],
+      [5, 5, 5],
+      [6, 6, 6],
+    ]);
+    expect(await h.sluice.flush('backlog', 0)).toEqual([1, 2, 3, 4, 5, 6]);
+    const stats = await h.sluice.shardStats('backlog', 0);
+    expect(stats.walCursor).toBe(6);
+    expect(stats.committed.map((c) => c.rows)).toEqual([10, 10, 10, 10, 10, 10]);
+    expect(await readAll(h.sluice, 'backlog')).toEqual(eventRows(1, 60));
+  });
+
+  it('I13: a flush run twice rewrites the same artifact and commits once', async () => {
+    await h.createTable(eventsTable('twice'));
+    await writeRows(h.sluice, 'twice', eventRows(1, 10));
+    await h.sluice.seal('twice', 0);
+    const [a, b] = await Promise.all([h.sluice.flush('twice', 0), h.sluice.flush('twice', 0)]);
+    expect([...a, ...b]).toEqual([1]);
+    const manifest = await h.sluice.manifests.read('twice', 0);
+    expect(manifest.committed.map((c) => c.generation)).toEqual([1]);
+    const artifact = await h.store.inner.head(manifest.committed[0]!.path);
+    expect(artifact?.size).toBe(manifest.committed[0]!.bytes);
+    expect(await h.sluice.flush('twice', 0)).toEqual([]);
+    expect(await readAll(h.sluice, 'twice')).toEqual(eventRows(1, 10));
+  });
+
+  it('scan pages never repeat or lose a row, and a forged cursor is refused', async () => {
+    await h.createTable(eventsTable('pages', { shards: 2 }));
+    await writeRows(h.sluice, 'pages', eventRows(1, 57));
+    const first = await h.sluice.scan('pages', { limit: 10 });
+    expect(first.rows.numRows).toBe(10);
+    expect(first.next).toMatch(/^k1\./);
+    expect((await readAll(h.sluice, 'pages', 10)).map((r) => r.id)).toEqual(eventRows(1, 57).map((r) => r.id));
+    await expect(h.sluice.scan('pages', { limit: 10, after: 'k1.!!' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    await expect(h.sluice.scan('pages', { limit: 10, after: 'k1.AAE' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    await expect(h.sluice.scan('pages', { limit: 10, after: 'nonsense' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+  });
+});

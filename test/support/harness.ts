@@ -1,0 +1,94 @@
+/**
+ * A whole Sluice in the test process, on real parts: the file-system store in a temp dir
+ * (behind the fault-injecting wrapper, which passes everything through until told
+ * otherwise), a Redis namespace of its own, and real BullMQ workers.
+ */
+import type { Redis } from 'ioredis';
+import { BullmqWorkScheduler } from '../../jobs/bullmq-work-scheduler.ts';
+import type { WorkerQueue } from '../../jobs/queues.ts';
+import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
+import { type Config, loadConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/log.ts';
+import { Sluice } from '../../shared/sluice.ts';
+import { FaultyStore } from '../../shared/store/faulty-store.ts';
+import { FsStore } from '../../shared/store/fs-store.ts';
+import type { TableDef } from '../../shared/table/table-def.ts';
+import { createRedisNamespace, type RedisNamespace } from './redis.ts';
+import { createTempDir, type TempDir } from './temp-dir.ts';
+
+export type ConfigOverrides = Parameters<typeof loadConfig>[1];
+
+export interface Harness {
+  readonly config: Config;
+  readonly dir: TempDir;
+  readonly namespace: RedisNamespace;
+  readonly store: FaultyStore;
+  readonly redis: Redis;
+  readonly sluice: Sluice;
+  readonly scheduler: BullmqWorkScheduler;
+  workers: WorkerSet | null;
+  startWorkers(queues?: readonly WorkerQueue[]): WorkerSet;
+  createTable(input: Record<string, unknown>): Promise<TableDef>;
+  close(): Promise<void>;
+}
+
+/** Fast defaults for tests; each test overrides what it exercises. */
+const TEST_DEFAULTS: ConfigOverrides = {
+  logLevel: process.env.SLUICE_TEST_LOG_LEVEL === undefined ? 'silent' : (process.env.SLUICE_TEST_LOG_LEVEL as 'info'),
+  flush: { maxRetries: 8, retryBaseMs: 10, retryMaxMs: 100 },
+  wal: { groupCommitMs: 0, putTimeoutMs: 2_000, holeTimeoutMs: 5_000 },
+  workers: { lockDurationMs: 5_000, stalledIntervalMs: 2_000, shutdownGraceSeconds: 5 },
+};
+
+export async function createHarness(overrides: ConfigOverrides = {}): Promise<Harness> {
+  const dir = await createTempDir('harness');
+  const namespace = createRedisNamespace();
+  const config = loadConfig(
+    {},
+    mergeOverrides(TEST_DEFAULTS, {
+      redisUrl: namespace.url,
+      redisPrefix: namespace.prefix,
+      storeUrl: `file://${dir.path}`,
+      ...overrides,
+    }),
+  );
+  const store = new FaultyStore(new FsStore(dir.path));
+  const redis = namespace.connect();
+  const scheduler = new BullmqWorkScheduler(config);
+  const log = createLogger({ level: config.logLevel });
+  const sluice = new Sluice({ config, store, redis, scheduler, log });
+  const harness: Harness = {
+    config,
+    dir,
+    namespace,
+    store,
+    redis,
+    sluice,
+    scheduler,
+    workers: null,
+    startWorkers(queues = ['seal', 'flush']) {
+      harness.workers = startWorkers(sluice, queues);
+      return harness.workers;
+    },
+    createTable: (input) => sluice.catalog.create(input),
+    async close() {
+      await harness.workers?.close(1_000);
+      await scheduler.close();
+      await namespace.cleanup();
+      await dir.cleanup();
+    },
+  };
+  return harness;
+}
+
+function mergeOverrides(base: ConfigOverrides, extra: ConfigOverrides): ConfigOverrides {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    const current = out[key];
+    out[key] =
+      current && typeof current === 'object' && value && typeof value === 'object' && !Array.isArray(value)
+        ? { ...current, ...value }
+        : value;
+  }
+  return out as ConfigOverrides;
+}

@@ -1,0 +1,56 @@
+/**
+ * Rows and tables for tests: a small table with an int64 key, and helpers that write rows
+ * through the domain API and read every row back through paginated scans.
+ */
+import type { JsonRow } from '../../shared/arrow/json-rows.ts';
+import { jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import type { Sluice } from '../../shared/sluice.ts';
+
+export function eventsTable(name: string, options: { shards?: number; settings?: Record<string, unknown> } = {}) {
+  return {
+    name,
+    schema: {
+      fields: [
+        { name: 'id', type: 'int64', nullable: false },
+        { name: 'name', type: 'utf8', nullable: false },
+        { name: 'value', type: 'float64', nullable: true },
+      ],
+    },
+    primaryKey: ['id'],
+    shards: options.shards ?? 1,
+    settings: { sealDelayMs: 10, ...options.settings },
+  };
+}
+
+/** Rows with ids from..to (inclusive); `version` tells writes of the same key apart. */
+export function eventRows(from: number, to: number, version = 1): JsonRow[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => ({
+    id: from + i,
+    name: `event-${from + i}-v${version}`,
+    value: (from + i) * version,
+  }));
+}
+
+export async function writeRows(sluice: Sluice, table: string, rows: JsonRow[]) {
+  const def = await sluice.table(table);
+  return sluice.append(table, jsonRowsToRecordBatch(def.schema, rows));
+}
+
+/** Every row of the table, in key order, read through scans of `pageSize` rows. */
+export async function readAll(sluice: Sluice, table: string, pageSize = 1000): Promise<JsonRow[]> {
+  const def = await sluice.table(table);
+  const rows: JsonRow[] = [];
+  let after: string | null = null;
+  do {
+    const page = await sluice.scan(table, { limit: pageSize, after });
+    rows.push(...tableToJsonRows(def.schema, page.rows));
+    after = page.next;
+  } while (after);
+  return rows;
+}
+
+export async function lookupJson(sluice: Sluice, table: string, key: unknown): Promise<JsonRow | null> {
+  const def = await sluice.table(table);
+  const found = await sluice.lookup(table, key);
+  return found ? (tableToJsonRows(def.schema, found)[0] ?? null) : null;
+}
