@@ -40,17 +40,13 @@ export abstract class ColumnBuilder {
   /** Stores a non-null JSON value; false when the value does not fit the column type. */
   abstract set(row: number, value: unknown): boolean;
 
-  protected abstract build(type: DataType): Data;
+  /** `type` is the column's Arrow type from the table's Arrow schema. */
+  abstract finish(type: DataType): Data;
 
   setNull(row: number): void {
     this.nullBitmap ??= new Uint8Array((this.length + 7) >> 3).fill(0xff);
     this.nullBitmap[row >> 3]! &= ~(1 << (row & 7));
     this.nullCount++;
-  }
-
-  /** `type` is the column's Arrow type from the table's Arrow schema. */
-  finish(type: DataType): Data {
-    return this.build(type);
   }
 
   protected fixed(type: DataType, values: ArrayBufferView): Data {
@@ -69,7 +65,7 @@ class Int32Builder extends ColumnBuilder {
     this.values[row] = parsed;
     return true;
   }
-  protected build(type: DataType): Data {
+  finish(type: DataType): Data {
     return this.fixed(type, this.values);
   }
 }
@@ -89,7 +85,7 @@ class FloatBuilder extends ColumnBuilder {
     this.values[row] = parsed;
     return true;
   }
-  protected build(type: DataType): Data {
+  finish(type: DataType): Data {
     return this.fixed(type, this.values);
   }
 }
@@ -115,7 +111,7 @@ class Int64Builder extends ColumnBuilder {
     }
     return true;
   }
-  protected build(type: DataType): Data {
+  finish(type: DataType): Data {
     return this.fixed(type, this.values);
   }
 }
@@ -127,7 +123,7 @@ class BoolBuilder extends ColumnBuilder {
     if (value) this.bits[row >> 3]! |= 1 << (row & 7);
     return true;
   }
-  protected build(type: DataType): Data {
+  finish(type: DataType): Data {
     return makeData({
       type: type as Bool,
       length: this.length,
@@ -148,7 +144,7 @@ class Utf8Builder extends ColumnBuilder {
     this.chars += parsed.length;
     return true;
   }
-  protected build(type: DataType): Data {
+  finish(type: DataType): Data {
     const offsets = new Int32Array(this.length + 1);
     const data =
       asciiBytes(this.strings, this.chars, offsets) ?? utf8Bytes(this.strings, this.chars, offsets);
@@ -211,7 +207,7 @@ class BinaryBuilder extends ColumnBuilder {
     this.sizes[row] = size;
     return true;
   }
-  protected build(type: DataType): Data {
+  finish(type: DataType): Data {
     const offsets = new Int32Array(this.length + 1);
     let total = 0;
     for (let row = 0; row < this.length; row++) {
@@ -259,7 +255,7 @@ class VectorBuilder extends ColumnBuilder {
     }
     return true;
   }
-  protected build(type: DataType): Data {
+  finish(type: DataType): Data {
     const child = makeData({ type: new Float32(), length: this.values.length, data: this.values });
     return makeData({
       type: type as FixedSizeList<Float32>,

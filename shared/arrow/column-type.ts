@@ -97,7 +97,7 @@ export function isKeyKind(kind: ColumnKind): kind is KeyKind {
 }
 
 /** Vector elements are a nullable `item` field, as pyarrow and Lance write fixed-size lists. */
-export function vectorElementField(): Field<Float32> {
+function vectorElementField(): Field<Float32> {
   return new Field('item', new Float32(), true);
 }
 
@@ -156,8 +156,4 @@ export function columnTypeOfArrow(type: DataType): ColumnType | null {
     return { kind: 'vector', dim: type.listSize };
   }
   return null;
-}
-
-export function sameColumnType(a: ColumnType, b: ColumnType): boolean {
-  return formatColumnType(a) === formatColumnType(b);
 }

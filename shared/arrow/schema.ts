@@ -54,7 +54,7 @@ export const MAX_COLUMNS = 1024;
 
 const FIELD_KEYS = new Set(['name', 'type', 'nullable']);
 
-export function schemaError(column: string | null, reason: string, extra: Record<string, unknown> = {}) {
+function schemaError(column: string | null, reason: string, extra: Record<string, unknown> = {}) {
   const message =
     column === null ? `invalid schema: ${reason}` : `invalid schema: column "${column}": ${reason}`;
   return new SluiceError('INVALID_SCHEMA', message, { column, reason, ...extra });
@@ -80,6 +80,9 @@ function parseField(input: unknown, index: number, seen: Map<string, string>): R
       'name must start with a letter or _, continue with letters, digits or _, and be at most 128 characters',
       { index },
     );
+  }
+  if (name === '__proto__') {
+    throw schemaError(name, 'reserved: a JavaScript object cannot hold it as a plain property', { index });
   }
   if (name.toLowerCase().startsWith(RESERVED_COLUMN_PREFIX)) {
     throw schemaError(name, `names starting with "${RESERVED_COLUMN_PREFIX}" are reserved for Sluice`, {

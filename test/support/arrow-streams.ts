@@ -64,15 +64,15 @@ export function columnOf(name: string, type: DataType, values: unknown[], nullab
   return { field: new Field(name, type, nullable), data: vectorFromArray(values, type).data[0]! };
 }
 
-export function tableOf(columns: Column[]): Table {
+export function tableOf(columns: Column[], metadata?: Map<string, string>): Table {
   const fields = columns.map((c) => c.field);
   const length = columns[0]?.data.length ?? 0;
   const data = makeData({ type: new Struct(fields), length, children: columns.map((c) => c.data) });
-  return new Table([new RecordBatch(new Schema(fields), data)]);
+  return new Table([new RecordBatch(new Schema(fields, metadata), data)]);
 }
 
-export function streamOf(columns: Column[]): Uint8Array {
-  return tableToIPC(tableOf(columns), 'stream');
+export function streamOf(columns: Column[], metadata?: Map<string, string>): Uint8Array {
+  return tableToIPC(tableOf(columns, metadata), 'stream');
 }
 
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {

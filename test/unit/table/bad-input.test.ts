@@ -165,6 +165,12 @@ const createCases: CreateCase[] = [
     code: 'INVALID_SCHEMA',
   },
   {
+    name: 'column named __proto__',
+    body: sampleCreate({ schema: fields({ name: '__proto__', type: 'utf8' }) }),
+    code: 'INVALID_SCHEMA',
+    details: { column: '__proto__' },
+  },
+  {
     name: 'column name not a string',
     body: sampleCreate({ schema: fields({ name: 5, type: 'utf8' }) }),
     code: 'INVALID_SCHEMA',
