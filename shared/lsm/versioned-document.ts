@@ -1,0 +1,156 @@
+/**
+ * A versioned JSON document on the object store — how every manifest in Sluice is kept.
+ * Version n lives at its own key (see paths.ts); a commit is a put-if-absent of version n+1,
+ * and whoever loses the race re-reads and decides again, so no lock or queue is trusted
+ * for correctness. Version 0 is the implicit empty document; it is never stored.
+ *
+ * Finding the latest version does not list every version: the last version seen is a
+ * hint, and reading probes forward from it (one GET of the next number). A listing is the
+ * fallback when there is no usable hint.
+ */
+import { randomUUID } from 'node:crypto';
+import { isSluiceError, SluiceError } from '../errors.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { numberFromKey } from '../table/paths.ts';
+
+export interface Versioned {
+  version: number;
+  /** Unique per version, so a writer can recognise its own commit after a lost answer (I13). */
+  commitId: string;
+  updatedAt: string;
+}
+
+export interface DocumentKind<T extends Versioned> {
+  /** For errors and logs: "shard manifest", "base manifest". */
+  name: string;
+  /** The directory of the versions, ending in '/'. */
+  prefix(id: string): string;
+  /** The key of one version. */
+  key(id: string, version: number): string;
+  empty(id: string): T;
+  /** Checks a parsed document; throws when it is not a document of this kind. */
+  validate(parsed: unknown, version: number): T;
+}
+
+/** What a mutation decided: a new document to commit, or nothing to do. */
+export type Change<T> = T | null;
+
+const MAX_COMMIT_ATTEMPTS = 64;
+
+export class VersionedDocuments<T extends Versioned> {
+  /** Versions are immutable, so the latest one seen can be kept and probed forward from. */
+  private readonly latest = new Map<string, T>();
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly kind: DocumentKind<T>,
+  ) {}
+
+  async read(id: string, signal?: AbortSignal): Promise<T> {
+    let doc = this.latest.get(id) ?? (await this.readByListing(id, signal));
+    for (;;) {
+      const next = await this.readVersion(id, doc.version + 1, signal);
+      if (!next) break;
+      doc = next;
+    }
+    this.remember(id, doc);
+    return doc;
+  }
+
+  /** The document as it was at `version`, or null when that version does not exist (any more). */
+  readVersion(id: string, version: number, signal?: AbortSignal): Promise<T | null> {
+    return this.store
+      .get(this.key(id, version), { signal })
+      .then((object) => (object ? this.decode(id, object.body, version) : null));
+  }
+
+  /**
+   * Applies `mutate` to the latest version and commits the result as the next one,
+   * re-reading and re-deciding whenever another writer committed first. `mutate` must be
+   * a pure decision on the document it is given: it runs again after every lost race.
+   */
+  async update(
+    id: string,
+    mutate: (current: T) => Change<T>,
+    signal?: AbortSignal,
+  ): Promise<{ doc: T; changed: boolean }> {
+    for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt++) {
+      const current = await this.read(id, signal);
+      const decided = mutate(current);
+      if (!decided) return { doc: current, changed: false };
+      const next: T = {
+        ...decided,
+        version: current.version + 1,
+        commitId: randomUUID(),
+        updatedAt: new Date().toISOString(),
+      };
+      if (await this.tryCommit(id, next, signal)) {
+        this.remember(id, next);
+        return { doc: next, changed: true };
+      }
+    }
+    throw new SluiceError('STORE_CONFLICT', `${this.kind.name} commit kept losing races`, { id });
+  }
+
+  /** Numbers of the stored versions, ascending. */
+  async listVersions(id: string, signal?: AbortSignal): Promise<number[]> {
+    const versions: number[] = [];
+    for await (const page of this.store.list(this.kind.prefix(id), { signal })) {
+      for (const meta of page) {
+        const version = numberFromKey(meta.key);
+        if (version !== null) versions.push(version);
+      }
+    }
+    return versions.sort((a, b) => a - b);
+  }
+
+  key(id: string, version: number): string {
+    return this.kind.key(id, version);
+  }
+
+  /** True when `next` is now the committed version; false when another writer took the number. */
+  private async tryCommit(id: string, next: T, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await this.store.putIfAbsent(this.key(id, next.version), encode(next), { signal });
+      return true;
+    } catch (err) {
+      if (isSluiceError(err, 'PRECONDITION_FAILED')) return false;
+      // I13: the put may have landed and only its answer been lost; the store says which.
+      let landed: T | null;
+      try {
+        landed = await this.readVersion(id, next.version, signal);
+      } catch {
+        throw err;
+      }
+      if (landed?.commitId === next.commitId) return true;
+      if (landed) return false;
+      throw err;
+    }
+  }
+
+  private async readByListing(id: string, signal?: AbortSignal): Promise<T> {
+    const newest = (await this.listVersions(id, signal)).at(-1);
+    if (newest === undefined) return this.kind.empty(id);
+    const doc = await this.readVersion(id, newest, signal);
+    if (!doc) {
+      throw new SluiceError('DATA_MISSING', `listed ${this.kind.name} version disappeared`, { id, version: newest });
+    }
+    return doc;
+  }
+
+  private remember(id: string, doc: T): void {
+    if (doc.version >= (this.latest.get(id)?.version ?? 0)) this.latest.set(id, doc);
+  }
+
+  private decode(id: string, body: Uint8Array, version: number): T {
+    try {
+      return this.kind.validate(JSON.parse(new TextDecoder().decode(body)), version);
+    } catch (err) {
+      throw new SluiceError('DATA_CORRUPT', `${this.kind.name} cannot be read`, { id, version }, { cause: err });
+    }
+  }
+}
+
+function encode(doc: Versioned): Uint8Array {
+  return new TextEncoder().encode(`${JSON.stringify(doc, null, 1)}\n`);
+}
