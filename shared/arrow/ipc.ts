@@ -74,8 +74,7 @@ function streamError(
   expected = 'an Arrow IPC stream',
   cause?: unknown,
 ) {
-  const error = rowsError(`invalid Arrow stream: ${reason}`, null, column, expected);
-  return cause === undefined ? error : new SluiceError(error.code, error.message, error.details, { cause });
+  return rowsError(`invalid Arrow stream: ${reason}`, null, column, expected, cause);
 }
 
 /** Maps each table column to its index in the incoming schema; refuses any difference. */

@@ -17,8 +17,14 @@ import { type ColumnDef, type TableSchema, toArrowSchema } from './schema.ts';
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonRow = Record<string, JsonValue>;
 
-export function rowsError(message: string, row: number | null, column: string | null, expected: string) {
-  return new SluiceError('INVALID_ROWS', message, { row, column, expected });
+export function rowsError(
+  message: string,
+  row: number | null,
+  column: string | null,
+  expected: string,
+  cause?: unknown,
+): SluiceError {
+  return new SluiceError('INVALID_ROWS', message, { row, column, expected }, { cause });
 }
 
 function describe(value: unknown): string {
