@@ -41,14 +41,18 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
         log.warn({ err: error, generation, attempt: job.attemptsMade + 1 }, 'flush failed; will retry');
         throw error;
       }
-      log.error({ err: error, generation, attempts: job.attemptsMade + 1 }, 'flush cannot succeed; poisoning shard');
+      log.error(
+        { err: error, generation, attempts: job.attemptsMade + 1 },
+        'flush cannot succeed; poisoning shard',
+      );
       const poisoned = await sluice.poison(table, shard, {
         code: error.code,
         generation,
         cause: error.message,
         jobId: String(job.id),
       });
-      if (!poisoned.durable) log.error({ err: poisoned.error }, 'poison recorded in Redis only: the store refused it');
+      if (!poisoned.durable)
+        log.error({ err: poisoned.error }, 'poison recorded in Redis only: the store refused it');
       await deadLetters.record(job, shardTarget(job.data), error);
       throw failNow(error);
     } finally {
@@ -56,4 +60,3 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
     }
   };
 }
-

@@ -12,7 +12,11 @@ export interface RetrySettings {
 
 export const BACKOFF_TYPE = 'sluice-exponential-jitter';
 
-export function backoffDelay(attemptsMade: number, settings: RetrySettings, random: () => number = Math.random): number {
+export function backoffDelay(
+  attemptsMade: number,
+  settings: RetrySettings,
+  random: () => number = Math.random,
+): number {
   const exponent = Math.max(0, attemptsMade - 1);
   const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** exponent);
   return Math.round(ceiling / 2 + random() * (ceiling / 2));

@@ -12,7 +12,12 @@ import { parseQueues, startWorkers } from './workers.ts';
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { queues: { type: 'string' } } });
   const config = loadConfig();
-  const log = createLogger({ level: config.logLevel, pretty: config.logPretty, sync: config.logSync, name: 'sluice-worker' });
+  const log = createLogger({
+    level: config.logLevel,
+    pretty: config.logPretty,
+    sync: config.logSync,
+    name: 'sluice-worker',
+  });
   const queues = parseQueues(values.queues ?? config.queues);
   if (queues.length === 0) throw new Error(`no worker queue named in "${values.queues ?? config.queues}"`);
   const runtime = openRuntime(config, log);

@@ -37,7 +37,10 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
         type === BACKOFF_TYPE ? backoffDelay(attemptsMade, config.flush) : 0,
     },
   };
-  const processors: Record<WorkerQueue, { run: (job: Job<ShardJobData>) => Promise<unknown>; concurrency: number }> = {
+  const processors: Record<
+    WorkerQueue,
+    { run: (job: Job<ShardJobData>) => Promise<unknown>; concurrency: number }
+  > = {
     [QUEUE.seal]: { run: sealProcessor(sluice), concurrency: config.workers.sealConcurrency },
     [QUEUE.flush]: { run: flushProcessor(sluice, deadLetters), concurrency: config.workers.flushConcurrency },
   };

@@ -6,6 +6,8 @@
 import type { RecordBatch, Table } from 'apache-arrow';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
+import type { ErrorCode } from './errors.ts';
+import { SluiceError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { type FlushOptions, flushShard } from './lsm/flush.ts';
 import { type PoisonOutcome, poison, reopen } from './lsm/poison.ts';
@@ -23,8 +25,6 @@ import type { TableDef } from './table/table-def.ts';
 import { type AppendResult, appendRows, deleteKeys } from './wal/append.ts';
 import { WalWriter } from './wal/wal-writer.ts';
 import type { WorkScheduler } from './work/work-scheduler.ts';
-import type { ErrorCode } from './errors.ts';
-import { SluiceError } from './errors.ts';
 
 export interface SluiceDeps {
   config: Config;
@@ -73,7 +73,11 @@ export class Sluice {
     return lookupRow(this, await this.table(tableName), key, signal);
   }
 
-  async scan(tableName: string, options: { limit: number; after?: string | null }, signal?: AbortSignal): Promise<ScanPage> {
+  async scan(
+    tableName: string,
+    options: { limit: number; after?: string | null },
+    signal?: AbortSignal,
+  ): Promise<ScanPage> {
     return scanRows(this, await this.table(tableName), options, signal);
   }
 
@@ -110,7 +114,8 @@ export class Sluice {
     const tables = tableName ? [await this.table(tableName)] : await this.catalog.listAll();
     const outcomes: ShardReconcile[] = [];
     for (const table of tables) {
-      for (let shard = 0; shard < table.shards; shard++) outcomes.push(await reconcileShard(this, table.name, shard));
+      for (let shard = 0; shard < table.shards; shard++)
+        outcomes.push(await reconcileShard(this, table.name, shard));
     }
     return outcomes;
   }

@@ -4,19 +4,20 @@
  * strictly lowest first and each commit is refused unless it is the manifest's current
  * generation (I3), so a failing generation holds back every later one (I5).
  */
-import pLimit from 'p-limit';
+
 import type { Table } from 'apache-arrow';
+import pLimit from 'p-limit';
 import { keyCodecFor } from '../arrow/key-codec.ts';
 import { SluiceError } from '../errors.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import type { TableDef } from '../table/table-def.ts';
 import { generationKey, walKey } from '../table/paths.ts';
+import type { TableDef } from '../table/table-def.ts';
 import { decodeWalEntry, walSchema } from '../wal/wal-entry.ts';
-import { buildL0File } from './l0-file.ts';
 import { commitGeneration } from './manifest-transitions.ts';
-import { assertShardOpen } from './shard-open.ts';
+import { buildRunFile } from './run-file.ts';
 import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
+import { assertShardOpen } from './shard-open.ts';
 
 export interface FlushDeps {
   store: ObjectStore;
@@ -66,7 +67,7 @@ async function writeGeneration(
   signal?: AbortSignal,
 ): Promise<{ path: string; rows: number; bytes: number }> {
   const tables = await readWalRange(deps.store, table.name, shard, generation, signal);
-  const built = buildL0File(keyCodecFor(table.schema), walSchema(table.schema), tables);
+  const built = buildRunFile(keyCodecFor(table.schema), walSchema(table.schema), tables);
   const path = generationKey(table.name, shard, generation.generation);
   await deps.store.put(path, built.body, { signal });
   return { path, rows: built.rows, bytes: built.body.byteLength };

@@ -84,10 +84,14 @@ export function poisonShard(manifest: ShardManifest, poison: PoisonRecord): Mani
 /** I8: clears the poison; the sealed generations from the cursor on are flushed again. */
 export function reopenShard(manifest: ShardManifest): ManifestChange {
   if (!manifest.poison) {
-    throw new SluiceError('SHARD_NOT_POISONED', `shard ${manifest.shard} of table ${manifest.table} is not poisoned`, {
-      table: manifest.table,
-      shard: manifest.shard,
-    });
+    throw new SluiceError(
+      'SHARD_NOT_POISONED',
+      `shard ${manifest.shard} of table ${manifest.table} is not poisoned`,
+      {
+        table: manifest.table,
+        shard: manifest.shard,
+      },
+    );
   }
   return { ...manifest, poison: null };
 }

@@ -30,7 +30,9 @@ export async function poison(
   // Redis first: writes must fail fast at once, even while the store refuses the manifest commit.
   await deps.shardState.cachePoison(target.table, target.shard, record);
   try {
-    const { manifest } = await deps.manifests.update(target.table, target.shard, (m) => poisonShard(m, record));
+    const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
+      poisonShard(m, record),
+    );
     const held = manifest.poison ?? record;
     if (held !== record) await deps.shardState.cachePoison(target.table, target.shard, held);
     return { record: held, durable: true };
@@ -52,7 +54,10 @@ export async function reopen(
 }
 
 /** A poison that only reached Redis (the store refused the manifest commit) is cleared there alone. */
-async function clearManifestPoison(deps: PoisonDeps, target: { table: string; shard: number }): Promise<ShardManifest> {
+async function clearManifestPoison(
+  deps: PoisonDeps,
+  target: { table: string; shard: number },
+): Promise<ShardManifest> {
   try {
     return (await deps.manifests.update(target.table, target.shard, reopenTransition)).manifest;
   } catch (err) {

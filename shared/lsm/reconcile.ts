@@ -26,7 +26,11 @@ export interface ShardReconcile {
   flushRequested: boolean;
 }
 
-export async function reconcileShard(deps: ReconcileDeps, table: string, shard: number): Promise<ShardReconcile> {
+export async function reconcileShard(
+  deps: ReconcileDeps,
+  table: string,
+  shard: number,
+): Promise<ShardReconcile> {
   const initialized = !(await deps.shardState.isInitialized(table, shard));
   if (initialized) await initializeShard(deps, table, shard);
   const manifest = await deps.manifests.read(table, shard);

@@ -7,15 +7,15 @@ import type { Config } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import type { TableDef } from '../table/table-def.ts';
 import { walKey } from '../table/paths.ts';
+import type { TableDef } from '../table/table-def.ts';
 import { listWalAfter, missingSeqs, planFrontier, type WalObject } from '../wal/frontier.ts';
 import { decodeWalEntry, encodeHole } from '../wal/wal-entry.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { cutGenerations, type SealableEntry } from './generation-cut.ts';
 import { sealGenerations } from './manifest-transitions.ts';
-import { assertShardOpen } from './shard-open.ts';
 import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
+import { assertShardOpen } from './shard-open.ts';
 
 export interface SealDeps {
   config: Config;
@@ -34,7 +34,12 @@ export interface SealOutcome {
 
 const MAX_PLANS = 8;
 
-export async function sealShard(deps: SealDeps, table: TableDef, shard: number, signal?: AbortSignal): Promise<SealOutcome> {
+export async function sealShard(
+  deps: SealDeps,
+  table: TableDef,
+  shard: number,
+  signal?: AbortSignal,
+): Promise<SealOutcome> {
   for (let plan = 0; plan < MAX_PLANS; plan++) {
     const manifest = await deps.manifests.read(table.name, shard, signal);
     await assertShardOpen(deps.shardState, manifest);
@@ -49,7 +54,13 @@ export async function sealShard(deps: SealDeps, table: TableDef, shard: number, 
       holeTimeoutMs: deps.config.wal.holeTimeoutMs,
     });
     const holes = await writeHoles(deps.store, table.name, shard, frontier.holes, signal);
-    const entries = await sealableEntries(deps, table.name, shard, [...present, ...holes.landed], frontier.frontier);
+    const entries = await sealableEntries(
+      deps,
+      table.name,
+      shard,
+      [...present, ...holes.landed],
+      frontier.frontier,
+    );
     const generations = cutGenerations({
       entries,
       firstGeneration: manifest.nextGeneration,
@@ -73,7 +84,9 @@ export async function sealShard(deps: SealDeps, table: TableDef, shard: number, 
     }
     if (committed.sealed.length > 0) await deps.scheduler.requestFlush(table.name, shard);
     if (frontier.retryAt !== null) {
-      await deps.scheduler.requestSeal(table.name, shard, { delayMs: Math.max(0, frontier.retryAt - Date.now()) });
+      await deps.scheduler.requestSeal(table.name, shard, {
+        delayMs: Math.max(0, frontier.retryAt - Date.now()),
+      });
     }
     return { sealed: changed ? generations : [], holes: holes.written, retryAt: frontier.retryAt };
   }

@@ -126,7 +126,12 @@ export class ShardManifestStore {
     return { manifest: doc, changed };
   }
 
-  readVersion(table: string, shard: number, version: number, signal?: AbortSignal): Promise<ShardManifest | null> {
+  readVersion(
+    table: string,
+    shard: number,
+    version: number,
+    signal?: AbortSignal,
+  ): Promise<ShardManifest | null> {
     return this.documents.readVersion(documentId(table, shard), version, signal);
   }
 

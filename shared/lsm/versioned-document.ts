@@ -133,7 +133,10 @@ export class VersionedDocuments<T extends Versioned> {
     if (newest === undefined) return this.kind.empty(id);
     const doc = await this.readVersion(id, newest, signal);
     if (!doc) {
-      throw new SluiceError('DATA_MISSING', `listed ${this.kind.name} version disappeared`, { id, version: newest });
+      throw new SluiceError('DATA_MISSING', `listed ${this.kind.name} version disappeared`, {
+        id,
+        version: newest,
+      });
     }
     return doc;
   }
@@ -146,7 +149,12 @@ export class VersionedDocuments<T extends Versioned> {
     try {
       return this.kind.validate(JSON.parse(new TextDecoder().decode(body)), version);
     } catch (err) {
-      throw new SluiceError('DATA_CORRUPT', `${this.kind.name} cannot be read`, { id, version }, { cause: err });
+      throw new SluiceError(
+        'DATA_CORRUPT',
+        `${this.kind.name} cannot be read`,
+        { id, version },
+        { cause: err },
+      );
     }
   }
 }

@@ -23,7 +23,12 @@ export class ObjectCache {
     maxBytes: number,
   ) {
     this.lru =
-      maxBytes > 0 ? new LRUCache<string, CachedTable>({ maxSize: maxBytes, sizeCalculation: (v) => Math.max(1, v.bytes) }) : null;
+      maxBytes > 0
+        ? new LRUCache<string, CachedTable>({
+            maxSize: maxBytes,
+            sizeCalculation: (v) => Math.max(1, v.bytes),
+          })
+        : null;
   }
 
   /** The decoded Arrow file at `key`, or null when the object does not exist. */

@@ -4,8 +4,8 @@
  */
 import type { Table } from 'apache-arrow';
 import { keyCodecFor } from '../arrow/key-codec.ts';
-import type { TableDef } from '../table/table-def.ts';
 import { shardOf } from '../table/shard-routing.ts';
+import type { TableDef } from '../table/table-def.ts';
 import { projectRows } from './project-rows.ts';
 import { type ReadDeps, shardSnapshot } from './shard-snapshot.ts';
 import { find } from './sorted-run.ts';

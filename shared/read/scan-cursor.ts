@@ -12,7 +12,8 @@ export function encodeScanCursor(key: Uint8Array): string {
 }
 
 export function decodeScanCursor(codec: KeyCodec, cursor: string): Uint8Array {
-  const invalid = () => new SluiceError('INVALID_CURSOR', 'the scan cursor is malformed', { cursor: cursor.slice(0, 64) });
+  const invalid = () =>
+    new SluiceError('INVALID_CURSOR', 'the scan cursor is malformed', { cursor: cursor.slice(0, 64) });
   if (!cursor.startsWith(PREFIX)) throw invalid();
   const body = cursor.slice(PREFIX.length);
   if (!/^[A-Za-z0-9_-]+$/.test(body)) throw invalid();

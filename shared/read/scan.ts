@@ -9,7 +9,7 @@ import type { TableDef } from '../table/table-def.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { decodeScanCursor, encodeScanCursor } from './scan-cursor.ts';
 import { type ReadDeps, shardSnapshot } from './shard-snapshot.ts';
-import { seek, type SortedRun } from './sorted-run.ts';
+import { type SortedRun, seek } from './sorted-run.ts';
 
 export interface ScanPage {
   rows: Table;

@@ -11,12 +11,12 @@ import type { ShardManifest, ShardManifestStore } from '../lsm/shard-manifest.ts
 import { assertShardOpen } from '../lsm/shard-open.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import type { TableDef } from '../table/table-def.ts';
 import { walKey } from '../table/paths.ts';
+import type { TableDef } from '../table/table-def.ts';
 import { listWalAfter } from '../wal/frontier.ts';
 import { isHole } from '../wal/wal-entry.ts';
 import { derived, type ObjectCache } from './object-cache.ts';
-import { l0Run, type SortedRun, walRun } from './sorted-run.ts';
+import { fileRun, type SortedRun, walRun } from './sorted-run.ts';
 
 export interface ReadDeps {
   store: ObjectStore;
@@ -50,13 +50,13 @@ export async function shardSnapshot(
       return isHole(cached.table) ? null : derived(cached, 'run', () => walRun(codec, cached.table));
     }),
   );
-  const l0Runs = await Promise.all(
+  const fileRuns = await Promise.all(
     [...manifest.committed].reverse().map(async (generation) => {
       const cached = await required(deps.cache, generation.path, signal);
-      return derived(cached, 'run', () => l0Run(cached.table));
+      return derived(cached, 'run', () => fileRun(cached.table));
     }),
   );
-  const runs = [...walRuns.filter((run): run is SortedRun => run !== null).reverse(), ...l0Runs];
+  const runs = [...walRuns.filter((run): run is SortedRun => run !== null).reverse(), ...fileRuns];
   return { manifest, runs };
 }
 

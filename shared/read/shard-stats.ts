@@ -1,8 +1,9 @@
 /**
  * Shard stats (DESIGN.md §5): readable whatever state the shard is in, poisoned included.
  */
-import type { CommittedGeneration, PoisonRecord, SealedGeneration } from '../lsm/shard-manifest.ts';
+
 import { pendingGenerations } from '../lsm/manifest-transitions.ts';
+import type { CommittedGeneration, PoisonRecord, SealedGeneration } from '../lsm/shard-manifest.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { listWalAfter, missingSeqs } from '../wal/frontier.ts';
 import type { ReadDeps } from './shard-snapshot.ts';
@@ -35,7 +36,8 @@ export async function shardStats(
   const manifest = await deps.manifests.read(table.name, shard, signal);
   const unsealed = await listWalAfter(deps.store, table.name, shard, manifest.sealedThrough, signal);
   const firstMissing = missingSeqs(manifest.sealedThrough, unsealed)[0];
-  const frontier = firstMissing !== undefined ? firstMissing - 1 : (unsealed.at(-1)?.seq ?? manifest.sealedThrough);
+  const frontier =
+    firstMissing !== undefined ? firstMissing - 1 : (unsealed.at(-1)?.seq ?? manifest.sealedThrough);
   return {
     table: table.name,
     shard,

@@ -5,8 +5,8 @@
  */
 import type { RecordBatch, Table } from 'apache-arrow';
 import { compareBytes, type KeyCodec } from '../arrow/key-codec.ts';
-import { KEY_COLUMN, lastWritePerKey } from '../lsm/l0-file.ts';
-import { OP_COLUMN, OP_DELETE } from '../wal/wal-entry.ts';
+import { KEY_COLUMN, lastWritePerKey, opsOf } from '../lsm/run-file.ts';
+import { OP_DELETE } from '../wal/wal-entry.ts';
 
 export interface SortedRun {
   readonly size: number;
@@ -50,8 +50,8 @@ export function walRun(codec: KeyCodec, table: Table): SortedRun {
   };
 }
 
-/** An L0 file is already a run: sorted, one row per key, its keys stored beside the rows. */
-export function l0Run(table: Table): SortedRun {
+/** A run file (L0 or base fragment) is already a run: sorted, one row per key, keys stored beside the rows. */
+export function fileRun(table: Table): SortedRun {
   const batches = table.batches;
   const keys: Uint8Array[] = [];
   for (const batch of batches) {
@@ -71,16 +71,4 @@ export function l0Run(table: Table): SortedRun {
     isDelete: (i) => ops[i] === OP_DELETE,
     position: (i) => i,
   };
-}
-
-function opsOf(batches: readonly RecordBatch[]): Int8Array {
-  const total = batches.reduce((sum, b) => sum + b.numRows, 0);
-  const ops = new Int8Array(total);
-  let at = 0;
-  for (const batch of batches) {
-    const column = batch.getChild(OP_COLUMN);
-    for (let row = 0; row < batch.numRows; row++) ops[at + row] = Number(column?.get(row) ?? 0);
-    at += batch.numRows;
-  }
-  return ops;
 }

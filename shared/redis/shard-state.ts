@@ -99,7 +99,11 @@ export class ShardState {
       case 'POISONED':
         return { kind: 'poisoned', poison: JSON.parse(rest[0] ?? '{}') as PoisonRecord };
       default:
-        return { kind: 'backpressure', reason: rest[0] === 'bytes' ? 'bytes' : 'generations', value: Number(rest[1]) };
+        return {
+          kind: 'backpressure',
+          reason: rest[0] === 'bytes' ? 'bytes' : 'generations',
+          value: Number(rest[1]),
+        };
     }
   }
 

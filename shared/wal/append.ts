@@ -5,12 +5,12 @@
  * others may still be durable — an upsert or delete retried in full is harmless.
  */
 import type { RecordBatch, Table } from 'apache-arrow';
+import { jsonRowsToRecordBatch } from '../arrow/json-rows.ts';
 import { keyCodecFor } from '../arrow/key-codec.ts';
 import type { TableSchema } from '../arrow/schema.ts';
-import { jsonRowsToRecordBatch } from '../arrow/json-rows.ts';
 import { takeRows } from '../arrow/take.ts';
-import type { TableDef } from '../table/table-def.ts';
 import { shardOf } from '../table/shard-routing.ts';
+import type { TableDef } from '../table/table-def.ts';
 import { OP_DELETE, OP_UPSERT, type Op, toWalBatch } from './wal-entry.ts';
 import type { WalWriter } from './wal-writer.ts';
 
@@ -25,7 +25,11 @@ export interface AppendResult {
 }
 
 /** Upserts rows given as Arrow data of the table's schema. */
-export function appendRows(wal: WalWriter, table: TableDef, rows: Table | RecordBatch): Promise<AppendResult> {
+export function appendRows(
+  wal: WalWriter,
+  table: TableDef,
+  rows: Table | RecordBatch,
+): Promise<AppendResult> {
   return append(wal, table, 'batches' in rows ? rows.batches : [rows], OP_UPSERT);
 }
 
@@ -39,10 +43,18 @@ export function deleteKeys(wal: WalWriter, table: TableDef, keys: readonly unkno
   return append(wal, table, [jsonRowsToRecordBatch(deleteSchema(table.schema), rows)], OP_DELETE);
 }
 
-async function append(wal: WalWriter, table: TableDef, batches: RecordBatch[], op: Op): Promise<AppendResult> {
+async function append(
+  wal: WalWriter,
+  table: TableDef,
+  batches: RecordBatch[],
+  op: Op,
+): Promise<AppendResult> {
   const perShard = routeByShard(table, batches);
   const results = await Promise.allSettled(
-    [...perShard].map(async ([shard, batch]) => ({ shard, seq: await wal.write(table, shard, toWalBatch(table.schema, batch, op)) })),
+    [...perShard].map(async ([shard, batch]) => ({
+      shard,
+      seq: await wal.write(table, shard, toWalBatch(table.schema, batch, op)),
+    })),
   );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;

@@ -4,7 +4,17 @@
  * schema. A hole is an Arrow file too, with no columns and a `sluice.hole` marker, so any
  * Arrow reader can open every object under `wal/`.
  */
-import { Field, Int8, makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import {
+  Field,
+  Int8,
+  makeData,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table,
+  tableFromIPC,
+  tableToIPC,
+} from 'apache-arrow';
 import { toArrowType } from '../arrow/column-type.ts';
 import type { TableSchema } from '../arrow/schema.ts';
 import { SluiceError } from '../errors.ts';
@@ -36,7 +46,11 @@ export function walSchema(schema: TableSchema): Schema {
 /** Re-labels a batch of the table's schema as WAL rows of one op; no column is copied. */
 export function toWalBatch(schema: TableSchema, batch: RecordBatch, op: Op): RecordBatch {
   const target = walSchema(schema);
-  const ops = makeData({ type: new Int8(), length: batch.numRows, data: new Int8Array(batch.numRows).fill(op) });
+  const ops = makeData({
+    type: new Int8(),
+    length: batch.numRows,
+    data: new Int8Array(batch.numRows).fill(op),
+  });
   const children = [...batch.data.children, ops];
   return new RecordBatch(
     target,

@@ -7,13 +7,13 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { Config } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { poisonedError } from '../lsm/manifest-transitions.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
-import type { Logger } from '../log.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import type { TableDef } from '../table/table-def.ts';
 import { walKey } from '../table/paths.ts';
+import type { TableDef } from '../table/table-def.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { initializeShard } from './shard-init.ts';
 import { decodeWalEntry, encodeWalEntry } from './wal-entry.ts';
@@ -122,25 +122,34 @@ export class WalWriter {
         case 'poisoned':
           throw poisonedError(table.name, shard, allocation.poison);
         case 'backpressure':
-          throw new SluiceError('BACKPRESSURE', `shard ${shard} of table ${table.name} is behind; retry later`, {
-            table: table.name,
-            shard,
-            reason: allocation.reason === 'bytes' ? 'unsealed bytes' : 'unflushed generations',
-            value: allocation.value,
-            retryAfterSeconds: BACKPRESSURE_RETRY_AFTER_SECONDS,
-          });
+          throw new SluiceError(
+            'BACKPRESSURE',
+            `shard ${shard} of table ${table.name} is behind; retry later`,
+            {
+              table: table.name,
+              shard,
+              reason: allocation.reason === 'bytes' ? 'unsealed bytes' : 'unflushed generations',
+              value: allocation.value,
+              retryAfterSeconds: BACKPRESSURE_RETRY_AFTER_SECONDS,
+            },
+          );
         case 'uninitialized':
           await initializeShard(this.deps, table.name, shard);
       }
     }
-    throw new SluiceError('REDIS_UNAVAILABLE', 'shard state could not be initialized', { table: table.name, shard });
+    throw new SluiceError('REDIS_UNAVAILABLE', 'shard state could not be initialized', {
+      table: table.name,
+      shard,
+    });
   }
 
   /** True when the entry landed; false when the seq was taken by a real entry (try another). */
   private async putEntry(table: TableDef, shard: number, seq: number, body: Uint8Array): Promise<boolean> {
     const key = walKey(table.name, shard, seq);
     try {
-      await this.deps.store.putIfAbsent(key, body, { signal: AbortSignal.timeout(this.deps.config.wal.putTimeoutMs) });
+      await this.deps.store.putIfAbsent(key, body, {
+        signal: AbortSignal.timeout(this.deps.config.wal.putTimeoutMs),
+      });
       return true;
     } catch (err) {
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
@@ -167,7 +176,10 @@ export class WalWriter {
       const delayMs = unsealed >= table.settings.maxGenerationBytes ? 0 : table.settings.sealDelayMs;
       await this.deps.scheduler.requestSeal(table.name, shard, { delayMs });
     } catch (err) {
-      this.deps.log.warn({ err, table: table.name, shard, seq }, 'WAL entry durable, but sealing not yet requested');
+      this.deps.log.warn(
+        { err, table: table.name, shard, seq },
+        'WAL entry durable, but sealing not yet requested',
+      );
     }
   }
 }

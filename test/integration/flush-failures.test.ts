@@ -15,7 +15,10 @@ describe('flush failures: order, retry, poison, reopen', () => {
 
   async function setup(overrides: Parameters<typeof createHarness>[0] = {}) {
     h = await createHarness(overrides);
-    deadLetters = new Queue<DeadLetter>(QUEUE.deadLetter, { connection: { url: h.config.redisUrl }, prefix: h.config.redisPrefix });
+    deadLetters = new Queue<DeadLetter>(QUEUE.deadLetter, {
+      connection: { url: h.config.redisUrl },
+      prefix: h.config.redisPrefix,
+    });
   }
 
   afterEach(async () => {
@@ -42,14 +45,18 @@ describe('flush failures: order, retry, poison, reopen', () => {
       await h.createTable(eventsTable('order'));
       h.startWorkers();
       await writeGeneration('order', 1, 10, 1);
-      await waitFor(async () => (await manifest('order')).committed.length === 1, { message: 'generation 1 committed' });
+      await waitFor(async () => (await manifest('order')).committed.length === 1, {
+        message: 'generation 1 committed',
+      });
 
       const broken = h.store.inject({ op: 'put', key: GEN('order', 2), fault: 'fail' });
       await writeGeneration('order', 11, 20, 2);
       await waitFor(() => broken.hits >= 3, { message: 'generation 2 retried' });
       await writeGeneration('order', 21, 30, 3);
       const hitsBefore = broken.hits;
-      await waitFor(() => broken.hits >= hitsBefore + 3, { message: 'generation 2 still retrying after 3 sealed' });
+      await waitFor(() => broken.hits >= hitsBefore + 3, {
+        message: 'generation 2 still retrying after 3 sealed',
+      });
 
       const during = await manifest('order');
       expect(during.committed.map((c) => c.generation)).toEqual([1]);
@@ -58,7 +65,9 @@ describe('flush failures: order, retry, poison, reopen', () => {
       expect(await h.store.inner.head(GEN('order', 3))).toBeNull();
 
       h.store.heal();
-      await waitFor(async () => (await manifest('order')).committed.length === 3, { message: 'all committed' });
+      await waitFor(async () => (await manifest('order')).committed.length === 3, {
+        message: 'all committed',
+      });
       const after = await manifest('order');
       expect(after.committed.map((c) => c.generation)).toEqual([1, 2, 3]);
       expect(after.sealed).toEqual([]);
@@ -70,10 +79,17 @@ describe('flush failures: order, retry, poison, reopen', () => {
 
     it('I13: a lost-ack manifest commit does not poison, and the generation is committed once', async () => {
       await h.createTable(eventsTable('lostack'));
-      const lost = h.store.inject({ op: 'putIfAbsent', key: 'tables/lostack/shards/0/_manifest/*', fault: 'lostAck', times: 2 });
+      const lost = h.store.inject({
+        op: 'putIfAbsent',
+        key: 'tables/lostack/shards/0/_manifest/*',
+        fault: 'lostAck',
+        times: 2,
+      });
       h.startWorkers();
       await writeRows(h.sluice, 'lostack', eventRows(1, 10));
-      await waitFor(async () => (await manifest('lostack')).committed.length === 1, { message: 'generation 1 committed' });
+      await waitFor(async () => (await manifest('lostack')).committed.length === 1, {
+        message: 'generation 1 committed',
+      });
       expect(lost.hits).toBe(2);
       const m = await manifest('lostack');
       expect(m.poison).toBeNull();
@@ -89,11 +105,21 @@ describe('flush failures: order, retry, poison, reopen', () => {
       await h.createTable(eventsTable('broken'));
       h.startWorkers();
       await writeGeneration('broken', 1, 10, 1);
-      await waitFor(async () => (await manifest('broken')).committed.length === 1, { message: 'generation 1 committed' });
+      await waitFor(async () => (await manifest('broken')).committed.length === 1, {
+        message: 'generation 1 committed',
+      });
 
-      const broken = h.store.inject({ op: 'put', key: 'tables/broken/shards/0/gen/*', fault: 'fail', permanent: true });
+      const broken = h.store.inject({
+        op: 'put',
+        key: 'tables/broken/shards/0/gen/*',
+        fault: 'fail',
+        permanent: true,
+      });
       await writeGeneration('broken', 11, 20, 2);
-      await waitFor(async () => (await deadLetters.count()) === 1, { message: 'the dead letter', timeoutMs: 20_000 });
+      await waitFor(async () => (await deadLetters.count()) === 1, {
+        message: 'the dead letter',
+        timeoutMs: 20_000,
+      });
 
       expect(broken.hits).toBe(9);
       const [letter] = await deadLetters.getJobs(['waiting']);
@@ -118,14 +144,20 @@ describe('flush failures: order, retry, poison, reopen', () => {
 
       const hitsAtPoison = broken.hits;
       await h.scheduler.requestFlush('broken', 0);
-      await waitFor(async () => (await h.scheduler.flush.getJobs(['failed'])).length >= 2, { message: 'queued flush failed' });
-      const queued = (await h.scheduler.flush.getJobs(['failed'])).find((j) => j.failedReason.includes('SHARD_POISONED'));
+      await waitFor(async () => (await h.scheduler.flush.getJobs(['failed'])).length >= 2, {
+        message: 'queued flush failed',
+      });
+      const queued = (await h.scheduler.flush.getJobs(['failed'])).find((j) =>
+        j.failedReason.includes('SHARD_POISONED'),
+      );
       expect(queued?.attemptsMade).toBe(1);
       expect(broken.hits).toBe(hitsAtPoison);
 
       broken.remove();
       await h.sluice.reopen('broken', 0);
-      await waitFor(async () => (await manifest('broken')).committed.length === 2, { message: 'generation 2 after reopen' });
+      await waitFor(async () => (await manifest('broken')).committed.length === 2, {
+        message: 'generation 2 after reopen',
+      });
       const reopened = await manifest('broken');
       expect(reopened.poison).toBeNull();
       expect(reopened.committed.map((c) => c.generation)).toEqual([1, 2]);

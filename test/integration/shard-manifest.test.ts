@@ -27,7 +27,9 @@ describe('shard manifest', () => {
   afterEach(() => dir.cleanup());
 
   async function sealThree(manifests: ShardManifestStore) {
-    await manifests.update('t', 0, (m) => sealGenerations(m, [sealed(1, 1, 2), sealed(2, 3, 4), sealed(3, 5, 5)]));
+    await manifests.update('t', 0, (m) =>
+      sealGenerations(m, [sealed(1, 1, 2), sealed(2, 3, 4), sealed(3, 5, 5)]),
+    );
   }
 
   it('I3: refuses to commit a generation that is not the current one', async () => {

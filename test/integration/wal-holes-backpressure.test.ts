@@ -3,7 +3,8 @@ import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const WAL = (table: string, seq: number) => `tables/${table}/shards/0/wal/${String(seq).padStart(20, '0')}.arrow`;
+const WAL = (table: string, seq: number) =>
+  `tables/${table}/shards/0/wal/${String(seq).padStart(20, '0')}.arrow`;
 
 describe('WAL holes and backpressure', () => {
   let h: Harness;
@@ -14,7 +15,9 @@ describe('WAL holes and backpressure', () => {
     await h.createTable(eventsTable('late'));
     const slow = h.store.inject({ op: 'putIfAbsent', key: WAL('late', 1), latencyMs: 500, times: 1 });
     const late = writeRows(h.sluice, 'late', eventRows(1, 5)).catch((err: unknown) => err);
-    await waitFor(async () => (await h.sluice.shardState.allocatedThrough('late', 0)) === 1, { message: 'seq 1 allocated' });
+    await waitFor(async () => (await h.sluice.shardState.allocatedThrough('late', 0)) === 1, {
+      message: 'seq 1 allocated',
+    });
     await writeRows(h.sluice, 'late', eventRows(6, 10));
     // Redis forgets the in-flight mark, as after a restart: the seal may declare seq 1 a hole at once.
     await h.redis.del(h.sluice.shardState.keys('late', 0).inflight);
@@ -34,7 +37,9 @@ describe('WAL holes and backpressure', () => {
     await h.createTable(eventsTable('waits'));
     h.store.inject({ op: 'putIfAbsent', key: WAL('waits', 1), latencyMs: 400, times: 1 });
     const first = writeRows(h.sluice, 'waits', eventRows(1, 5));
-    await waitFor(async () => (await h.sluice.shardState.allocatedThrough('waits', 0)) === 1, { message: 'seq 1 allocated' });
+    await waitFor(async () => (await h.sluice.shardState.allocatedThrough('waits', 0)) === 1, {
+      message: 'seq 1 allocated',
+    });
     await writeRows(h.sluice, 'waits', eventRows(6, 10));
     const early = await h.sluice.seal('waits', 0);
     expect(early.sealed).toEqual([]);

@@ -43,14 +43,20 @@ describe('write path: WAL → seal → flush → reads', () => {
     await waitFor(async () => (await readAll(h.sluice, 'newest')).length === 30, { message: 'first rows' });
     await waitFor(
       async () => {
-        for (let s = 0; s < 3; s++) if ((await h.sluice.manifests.read('newest', s)).committed.length === 0) return false;
+        for (let s = 0; s < 3; s++)
+          if ((await h.sluice.manifests.read('newest', s)).committed.length === 0) return false;
         return true;
       },
       { message: 'every shard flushed once' },
     );
     await writeRows(h.sluice, 'newest', eventRows(11, 20, 2));
     await h.sluice.delete('newest', [1, 2, 25]);
-    const expected = [...eventRows(3, 10, 1), ...eventRows(11, 20, 2), ...eventRows(21, 24, 1), ...eventRows(26, 30, 1)];
+    const expected = [
+      ...eventRows(3, 10, 1),
+      ...eventRows(11, 20, 2),
+      ...eventRows(21, 24, 1),
+      ...eventRows(26, 30, 1),
+    ];
     expect(await readAll(h.sluice, 'newest', 7)).toEqual(expected);
     expect(await lookupJson(h.sluice, 'newest', 1)).toBeNull();
     expect(await lookupJson(h.sluice, 'newest', 15)).toEqual(eventRows(15, 15, 2)[0]);
@@ -128,9 +134,17 @@ describe('write path: WAL → seal → flush → reads', () => {
     const first = await h.sluice.scan('pages', { limit: 10 });
     expect(first.rows.numRows).toBe(10);
     expect(first.next).toMatch(/^k1\./);
-    expect((await readAll(h.sluice, 'pages', 10)).map((r) => r.id)).toEqual(eventRows(1, 57).map((r) => r.id));
-    await expect(h.sluice.scan('pages', { limit: 10, after: 'k1.!!' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
-    await expect(h.sluice.scan('pages', { limit: 10, after: 'k1.AAE' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
-    await expect(h.sluice.scan('pages', { limit: 10, after: 'nonsense' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    expect((await readAll(h.sluice, 'pages', 10)).map((r) => r.id)).toEqual(
+      eventRows(1, 57).map((r) => r.id),
+    );
+    await expect(h.sluice.scan('pages', { limit: 10, after: 'k1.!!' })).rejects.toMatchObject({
+      code: 'INVALID_CURSOR',
+    });
+    await expect(h.sluice.scan('pages', { limit: 10, after: 'k1.AAE' })).rejects.toMatchObject({
+      code: 'INVALID_CURSOR',
+    });
+    await expect(h.sluice.scan('pages', { limit: 10, after: 'nonsense' })).rejects.toMatchObject({
+      code: 'INVALID_CURSOR',
+    });
   });
 });

@@ -34,7 +34,10 @@ export interface Harness {
 
 /** Fast defaults for tests; each test overrides what it exercises. */
 const TEST_DEFAULTS: ConfigOverrides = {
-  logLevel: process.env.SLUICE_TEST_LOG_LEVEL === undefined ? 'silent' : (process.env.SLUICE_TEST_LOG_LEVEL as 'info'),
+  logLevel:
+    process.env.SLUICE_TEST_LOG_LEVEL === undefined
+      ? 'silent'
+      : (process.env.SLUICE_TEST_LOG_LEVEL as 'info'),
   flush: { maxRetries: 8, retryBaseMs: 10, retryMaxMs: 100 },
   wal: { groupCommitMs: 0, putTimeoutMs: 2_000, holeTimeoutMs: 5_000 },
   workers: { lockDurationMs: 5_000, stalledIntervalMs: 2_000, shutdownGraceSeconds: 5 },

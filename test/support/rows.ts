@@ -6,7 +6,10 @@ import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 
-export function eventsTable(name: string, options: { shards?: number; settings?: Record<string, unknown> } = {}) {
+export function eventsTable(
+  name: string,
+  options: { shards?: number; settings?: Record<string, unknown> } = {},
+) {
   return {
     name,
     schema: {

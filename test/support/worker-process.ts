@@ -67,7 +67,8 @@ export async function spawnWorker(env: NodeJS.ProcessEnv, queues = 'seal,flush')
     async waitForLine(match, message, timeoutMs = 20_000) {
       return waitFor(
         () => {
-          if (child.exitCode !== null) throw new Error(`worker exited (${child.exitCode}): ${stderr.slice(-2000)}`);
+          if (child.exitCode !== null)
+            throw new Error(`worker exited (${child.exitCode}): ${stderr.slice(-2000)}`);
           return lines.find(match);
         },
         { message, timeoutMs },
@@ -83,7 +84,9 @@ export async function spawnWorker(env: NodeJS.ProcessEnv, queues = 'seal,flush')
 }
 
 /** [start, end] of every flush job run in the log lines, per shard target. */
-export function flushIntervals(lines: LogLine[]): Map<string, Array<{ start: number; end: number; pid: number }>> {
+export function flushIntervals(
+  lines: LogLine[],
+): Map<string, Array<{ start: number; end: number; pid: number }>> {
   const open = new Map<string, LogLine>();
   const out = new Map<string, Array<{ start: number; end: number; pid: number }>>();
   for (const line of lines) {

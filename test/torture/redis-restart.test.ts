@@ -42,7 +42,10 @@ describe('Redis restarted empty (torture)', () => {
     await waitFor(() => acked.length >= 300, { message: 'rows acked before the restart' });
     await redis.restart();
     const ackedBeforeRestart = acked.length;
-    await waitFor(() => acked.length >= ackedBeforeRestart + 300, { message: 'rows acked after the restart', timeoutMs: 30_000 });
+    await waitFor(() => acked.length >= ackedBeforeRestart + 300, {
+      message: 'rows acked after the restart',
+      timeoutMs: 30_000,
+    });
     writing = false;
     await Promise.all(writers);
 

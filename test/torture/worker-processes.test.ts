@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { keyCodecFor } from '../../shared/arrow/key-codec.ts';
 import { isSluiceError } from '../../shared/errors.ts';
 import { readWalRange } from '../../shared/lsm/flush.ts';
-import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { seededRandom } from '../support/random.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
@@ -83,7 +83,9 @@ async function assertFlushedExactlyOnce(h: Harness, table: string, shards: numbe
       expect(generation.walFrom).toBe(nextSeq);
       nextSeq = generation.walTo + 1;
       const wal = await readWalRange(h.store, table, shard, generation);
-      const distinct = new Set(wal.flatMap((t) => codec.encodeRows(t)).map((k) => Buffer.from(k).toString('hex')));
+      const distinct = new Set(
+        wal.flatMap((t) => codec.encodeRows(t)).map((k) => Buffer.from(k).toString('hex')),
+      );
       expect(generation.rows).toBe(distinct.size);
       const l0 = await h.store.get(generation.path);
       expect(tableFromIPC(l0!.body).numRows).toBe(generation.rows);
@@ -101,9 +103,10 @@ function assertNoOverlap(workers: WorkerProcess[]) {
     for (let i = 1; i < sorted.length; i++) {
       const previous = sorted[i - 1]!;
       const current = sorted[i]!;
-      expect(current.start >= previous.end, `${target}: flushes overlap ${JSON.stringify([previous, current])}`).toBe(
-        true,
-      );
+      expect(
+        current.start >= previous.end,
+        `${target}: flushes overlap ${JSON.stringify([previous, current])}`,
+      ).toBe(true);
     }
   }
   return intervals;

@@ -5,7 +5,13 @@ const present = (...seqs: number[]) => seqs.map((seq) => ({ seq, bytes: 10 }));
 
 describe('WAL frontier (seal, DESIGN.md §3.2)', () => {
   it('runs through every present entry when there is no gap', () => {
-    const plan = planFrontier({ after: 3, present: present(4, 5, 6), inflightSince: new Map(), now: 0, holeTimeoutMs: 100 });
+    const plan = planFrontier({
+      after: 3,
+      present: present(4, 5, 6),
+      inflightSince: new Map(),
+      now: 0,
+      holeTimeoutMs: 100,
+    });
     expect(plan).toEqual({ frontier: 6, holes: [], retryAt: null });
   });
 
@@ -32,12 +38,24 @@ describe('WAL frontier (seal, DESIGN.md §3.2)', () => {
   });
 
   it('declares a hole at once when Redis has no mark for the missing seq', () => {
-    const plan = planFrontier({ after: 0, present: present(1, 4), inflightSince: new Map(), now: 0, holeTimeoutMs: 100 });
+    const plan = planFrontier({
+      after: 0,
+      present: present(1, 4),
+      inflightSince: new Map(),
+      now: 0,
+      holeTimeoutMs: 100,
+    });
     expect(plan).toEqual({ frontier: 4, holes: [2, 3], retryAt: null });
   });
 
   it('never runs past the highest present entry (a tail seq may still be written)', () => {
-    const plan = planFrontier({ after: 7, present: [], inflightSince: new Map(), now: 0, holeTimeoutMs: 100 });
+    const plan = planFrontier({
+      after: 7,
+      present: [],
+      inflightSince: new Map(),
+      now: 0,
+      holeTimeoutMs: 100,
+    });
     expect(plan.frontier).toBe(7);
     expect(missingSeqs(7, [])).toEqual([]);
     expect(missingSeqs(0, present(2, 5))).toEqual([1, 3, 4]);

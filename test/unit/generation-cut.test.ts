@@ -6,12 +6,24 @@ const entries = (n: number, bytes: number, rows: number) =>
 
 describe('generation cut (seal)', () => {
   it('puts a short backlog into one generation numbered after the last', () => {
-    const gens = cutGenerations({ entries: entries(3, 10, 1), firstGeneration: 5, maxBytes: 100, maxRows: 100, sealedAt: 't' });
+    const gens = cutGenerations({
+      entries: entries(3, 10, 1),
+      firstGeneration: 5,
+      maxBytes: 100,
+      maxRows: 100,
+      sealedAt: 't',
+    });
     expect(gens).toEqual([{ generation: 5, walFrom: 1, walTo: 3, walBytes: 30, walRows: 3, sealedAt: 't' }]);
   });
 
   it('cuts a long backlog into several generations, none over the byte limit', () => {
-    const gens = cutGenerations({ entries: entries(10, 40, 1), firstGeneration: 1, maxBytes: 100, maxRows: 1000, sealedAt: 't' });
+    const gens = cutGenerations({
+      entries: entries(10, 40, 1),
+      firstGeneration: 1,
+      maxBytes: 100,
+      maxRows: 1000,
+      sealedAt: 't',
+    });
     expect(gens.map((g) => [g.generation, g.walFrom, g.walTo])).toEqual([
       [1, 1, 2],
       [2, 3, 4],
@@ -23,7 +35,13 @@ describe('generation cut (seal)', () => {
   });
 
   it('cuts by rows as well as bytes', () => {
-    const gens = cutGenerations({ entries: entries(6, 1, 50), firstGeneration: 1, maxBytes: 1e9, maxRows: 100, sealedAt: 't' });
+    const gens = cutGenerations({
+      entries: entries(6, 1, 50),
+      firstGeneration: 1,
+      maxBytes: 1e9,
+      maxRows: 100,
+      sealedAt: 't',
+    });
     expect(gens.map((g) => g.walRows)).toEqual([100, 100, 100]);
   });
 
@@ -47,6 +65,8 @@ describe('generation cut (seal)', () => {
   });
 
   it('seals nothing when there is nothing to seal', () => {
-    expect(cutGenerations({ entries: [], firstGeneration: 1, maxBytes: 1, maxRows: 1, sealedAt: 't' })).toEqual([]);
+    expect(
+      cutGenerations({ entries: [], firstGeneration: 1, maxBytes: 1, maxRows: 1, sealedAt: 't' }),
+    ).toEqual([]);
   });
 });

@@ -17,9 +17,9 @@ describe('flush retry policy (I6)', () => {
   });
 
   it('gives up after about 12 s with the defaults', () => {
-    const total = Array.from({ length: defaults.maxRetries }, (_, i) => backoffDelay(i + 1, defaults, () => 1)).reduce(
-      (a, b) => a + b,
-    );
+    const total = Array.from({ length: defaults.maxRetries }, (_, i) =>
+      backoffDelay(i + 1, defaults, () => 1),
+    ).reduce((a, b) => a + b);
     expect(total).toBe(12_750);
     expect(attemptsFor(defaults)).toBe(9);
   });

@@ -1,0 +1,122 @@
+/**
+ * A sorted-run file — the format of L0 files and base fragments alike: rows sorted by
+ * encoded primary key, the last write per key only (a delete stays as a tombstone, so it
+ * still hides older values, unless the run is the oldest of all), plus the encoded key
+ * itself in `_sluice_key`, which makes a lookup a binary search. The bytes are a pure
+ * function of the input rows, so a retried flush rewrites the same artifact (I13).
+ */
+import { Binary, Field, makeData, RecordBatch, Schema, Struct, Table, tableToIPC } from 'apache-arrow';
+import type { KeyCodec } from '../arrow/key-codec.ts';
+import { compareBytes } from '../arrow/key-codec.ts';
+import { selectColumns } from '../arrow/select-columns.ts';
+import { takeRows } from '../arrow/take.ts';
+import { OP_COLUMN, OP_DELETE } from '../wal/wal-entry.ts';
+
+export const KEY_COLUMN = '_sluice_key';
+
+export interface RunFile {
+  body: Uint8Array;
+  rows: number;
+  tombstones: number;
+  /** Encoded keys of the first and last row, or null for an empty run. */
+  minKey: Uint8Array | null;
+  maxKey: Uint8Array | null;
+}
+
+/**
+ * Builds a run file from rows in age order (oldest first: WAL entries by seq, runs by
+ * age); any columns beyond `walSchema` (an input run's own `_sluice_key`) are ignored.
+ * With `dropDeletes`, tombstones are left out: only right when nothing older exists.
+ */
+export function buildRunFile(
+  codec: KeyCodec,
+  walSchema: Schema,
+  input: Array<Table | RecordBatch>,
+  options: { dropDeletes?: boolean } = {},
+): RunFile {
+  const batches = input
+    .flatMap((t) => ('batches' in t ? t.batches : [t]))
+    .map((b) => selectColumns(walSchema, b));
+  const keys = batches.flatMap((batch) => codec.encodeRows(batch));
+  const ops = opsOf(batches);
+  const newest = lastWritePerKey(keys);
+  const order = options.dropDeletes ? newest.filter((i) => ops[i] !== OP_DELETE) : newest;
+  const schema = runSchema(walSchema);
+  if (order.length === 0) {
+    return {
+      body: tableToIPC(new Table(schema), 'file'),
+      rows: 0,
+      tombstones: 0,
+      minKey: null,
+      maxKey: null,
+    };
+  }
+  const sortedKeys = Array.from(order, (i) => keys[i]!);
+  const withKey = appendKeyColumn(schema, takeRows(batches, order), sortedKeys);
+  return {
+    body: tableToIPC(new Table([withKey]), 'file'),
+    rows: withKey.numRows,
+    tombstones: order.reduce((sum, i) => sum + (ops[i] === OP_DELETE ? 1 : 0), 0),
+    minKey: sortedKeys[0]!,
+    maxKey: sortedKeys.at(-1)!,
+  };
+}
+
+/** The `_sluice_op` of every row across `batches`, in order. */
+export function opsOf(batches: readonly RecordBatch[]): Int8Array {
+  const total = batches.reduce((sum, b) => sum + b.numRows, 0);
+  const ops = new Int8Array(total);
+  let at = 0;
+  for (const batch of batches) {
+    const data = batch.getChild(OP_COLUMN)?.data[0];
+    if (data) ops.set((data.values as Int8Array).subarray(0, batch.numRows), at);
+    at += batch.numRows;
+  }
+  return ops;
+}
+
+export function runSchema(walSchema: Schema): Schema {
+  return new Schema([...walSchema.fields, new Field(KEY_COLUMN, new Binary(), false)], walSchema.metadata);
+}
+
+/** Row positions sorted by key; of equal keys only the latest position (the newest write) is kept. */
+export function lastWritePerKey(keys: Uint8Array[]): Int32Array {
+  const positions = Int32Array.from(keys.keys());
+  positions.sort((a, b) => compareBytes(keys[a]!, keys[b]!) || a - b);
+  const kept: number[] = [];
+  for (let i = 0; i < positions.length; i++) {
+    const here = positions[i]!;
+    const next = positions[i + 1];
+    if (next === undefined || compareBytes(keys[here]!, keys[next]!) !== 0) kept.push(here);
+  }
+  return Int32Array.from(kept);
+}
+
+function appendKeyColumn(schema: Schema, batch: RecordBatch, keys: Uint8Array[]): RecordBatch {
+  const offsets = new Int32Array(keys.length + 1);
+  let size = 0;
+  keys.forEach((key, i) => {
+    size += key.length;
+    offsets[i + 1] = size;
+  });
+  const bytes = new Uint8Array(size);
+  keys.forEach((key, i) => {
+    bytes.set(key, offsets[i]!);
+  });
+  const keyData = makeData({
+    type: new Binary(),
+    length: keys.length,
+    nullCount: 0,
+    valueOffsets: offsets,
+    data: bytes,
+  });
+  return new RecordBatch(
+    schema,
+    makeData({
+      type: new Struct(schema.fields),
+      length: keys.length,
+      nullCount: 0,
+      children: [...batch.data.children, keyData],
+    }),
+  );
+}
