@@ -20,6 +20,11 @@ export const TableSettingsSchema = z
     sealDelayMs: int().default(200),
     maxGenerationBytes: int(1).default(64 * 1024 * 1024),
     maxGenerationRows: int(1).default(1_000_000),
+    /** Adjacent base runs of similar size that the compact job merges into one. */
+    compactAfterRuns: int(2).default(4),
+    /** More base runs than this, or more tombstones than `compactMaxDeadRatio` of the rows: compact them all. */
+    maxBaseRuns: int(2).default(12),
+    compactMaxDeadRatio: z.coerce.number().min(0).max(1).default(0.25),
   })
   .strict();
 
@@ -86,6 +91,14 @@ export const ConfigSchema = z.object({
       readCacheBytes: int(0).default(256 * 1024 * 1024),
     })
     .prefault({}),
+  http: z
+    .object({
+      /** A request still running after this long is answered 504 TIMEOUT; a write may land anyway, and retrying it in full is harmless. */
+      requestTimeoutMs: int(1).default(30_000),
+      /** How long the ack of a write sent with an `Idempotency-Key` is kept for its retries. */
+      idempotencyTtlSeconds: int(1).default(86_400),
+    })
+    .prefault({}),
   workers: z
     .object({
       sealConcurrency: int(1).default(16),
@@ -94,6 +107,27 @@ export const ConfigSchema = z.object({
       lockDurationMs: int(1000).default(30_000),
       stalledIntervalMs: int(1000).default(30_000),
       shutdownGraceSeconds: int().default(30),
+    })
+    .prefault({}),
+  scheduler: z
+    .object({
+      samplerIntervalSeconds: int(1).default(5),
+      /** Pending generations of a shard at which the sampler warns; 0 = never (the metric is always kept). */
+      pendingWarnGenerations: int().default(256),
+      /** Pending generations of a shard at which its reads are refused with READ_AMPLIFICATION. */
+      pendingRejectGenerations: int(1).default(4096),
+      /** I15: consecutive failures of a (kind, target) before the scheduler skips it; 0 = never. */
+      cooldownAfterFailures: int().default(3),
+      cooldownBaseSeconds: int().default(600),
+      cooldownMaxSeconds: int().default(21_600),
+      /** Failures after which a target is flagged for an operator. */
+      attentionAfterFailures: int(1).default(15),
+      /** I16: merge time budgets. */
+      mergeQueueBudgetSeconds: int(1).default(600),
+      mergeCeilingSeconds: int(1).default(3600),
+      mergeNoProgressSeconds: int(1).default(600),
+      /** Objects a manifest stopped needing are deleted only this long after, for readers still using them. */
+      gcGraceSeconds: int().default(3600),
     })
     .prefault({}),
   tableDefaults: TableSettingsSchema.prefault({}),
@@ -132,11 +166,24 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_MAX_BODY_BYTES', 'limits.maxBodyBytes'],
   ['SLUICE_MAX_ROWS_PER_REQUEST', 'limits.maxRowsPerRequest'],
   ['SLUICE_READ_CACHE_BYTES', 'limits.readCacheBytes'],
+  ['SLUICE_REQUEST_TIMEOUT_MS', 'http.requestTimeoutMs'],
+  ['SLUICE_IDEMPOTENCY_TTL_SECONDS', 'http.idempotencyTtlSeconds'],
   ['SLUICE_SEAL_CONCURRENCY', 'workers.sealConcurrency'],
   ['SLUICE_FLUSH_CONCURRENCY', 'workers.flushConcurrency'],
   ['SLUICE_LOCK_DURATION_MS', 'workers.lockDurationMs'],
   ['SLUICE_STALLED_INTERVAL_MS', 'workers.stalledIntervalMs'],
   ['SLUICE_SHUTDOWN_GRACE_SECONDS', 'workers.shutdownGraceSeconds'],
+  ['SLUICE_SAMPLER_INTERVAL_SECONDS', 'scheduler.samplerIntervalSeconds'],
+  ['SLUICE_PENDING_WARN_GENERATIONS', 'scheduler.pendingWarnGenerations'],
+  ['SLUICE_PENDING_REJECT_GENERATIONS', 'scheduler.pendingRejectGenerations'],
+  ['SLUICE_COOLDOWN_AFTER_FAILURES', 'scheduler.cooldownAfterFailures'],
+  ['SLUICE_COOLDOWN_BASE_SECONDS', 'scheduler.cooldownBaseSeconds'],
+  ['SLUICE_COOLDOWN_MAX_SECONDS', 'scheduler.cooldownMaxSeconds'],
+  ['SLUICE_ATTENTION_AFTER_FAILURES', 'scheduler.attentionAfterFailures'],
+  ['SLUICE_MERGE_QUEUE_BUDGET_SECONDS', 'scheduler.mergeQueueBudgetSeconds'],
+  ['SLUICE_MERGE_CEILING_SECONDS', 'scheduler.mergeCeilingSeconds'],
+  ['SLUICE_MERGE_NO_PROGRESS_SECONDS', 'scheduler.mergeNoProgressSeconds'],
+  ['SLUICE_GC_GRACE_SECONDS', 'scheduler.gcGraceSeconds'],
 ];
 
 /** Environment variables that hold JSON rather than a scalar. */

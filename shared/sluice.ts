@@ -9,7 +9,10 @@ import type { Config } from './config.ts';
 import type { ErrorCode } from './errors.ts';
 import { SluiceError } from './errors.ts';
 import type { Logger } from './log.ts';
+import { BaseManifestStore } from './lsm/base-manifest.ts';
+import { runCompaction } from './lsm/compact.ts';
 import { type FlushOptions, flushShard } from './lsm/flush.ts';
+import { type MergeOptions, type MergeOutcome, runMerge } from './lsm/merge.ts';
 import { type PoisonOutcome, poison, reopen } from './lsm/poison.ts';
 import { reconcileShard, type ShardReconcile } from './lsm/reconcile.ts';
 import { type SealOutcome, sealShard } from './lsm/seal.ts';
@@ -40,6 +43,8 @@ export class Sluice {
   readonly log: Logger;
   readonly scheduler: WorkScheduler;
   readonly manifests: ShardManifestStore;
+  readonly bases: BaseManifestStore;
+  readonly pendingRejectGenerations: number;
   readonly shardState: ShardState;
   readonly catalog: TableCatalog;
   readonly wal: WalWriter;
@@ -51,6 +56,8 @@ export class Sluice {
     this.log = deps.log;
     this.scheduler = deps.scheduler;
     this.manifests = new ShardManifestStore(deps.store);
+    this.bases = new BaseManifestStore(deps.store);
+    this.pendingRejectGenerations = deps.config.scheduler.pendingRejectGenerations;
     this.shardState = new ShardState(deps.redis, deps.config.redisPrefix);
     this.catalog = new TableCatalog(deps.store, deps.config.tableDefaults);
     this.cache = new ObjectCache(deps.store, deps.config.limits.readCacheBytes);
@@ -102,6 +109,14 @@ export class Sluice {
     reason: { code: ErrorCode; generation: number | null; cause: string; jobId?: string },
   ): Promise<PoisonOutcome> {
     return poison(this, { table: tableName, shard }, reason);
+  }
+
+  async merge(tableName: string, options?: MergeOptions): Promise<MergeOutcome> {
+    return runMerge(this, await this.table(tableName), options);
+  }
+
+  async compact(tableName: string, options?: MergeOptions) {
+    return runCompaction(this, await this.table(tableName), options);
   }
 
   async reopen(tableName: string, shard: number): Promise<ShardManifest> {

@@ -7,7 +7,7 @@ import { keyCodecFor } from '../arrow/key-codec.ts';
 import { shardOf } from '../table/shard-routing.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { projectRows } from './project-rows.ts';
-import { type ReadDeps, shardSnapshot } from './shard-snapshot.ts';
+import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
 import { find } from './sorted-run.ts';
 
 /** The row with the key (as a client gives it), or null when there is none. */
@@ -19,7 +19,7 @@ export async function lookupRow(
 ): Promise<Table | null> {
   const codec = keyCodecFor(table.schema);
   const key = codec.encode(codec.parse(keyInput));
-  const snapshot = await shardSnapshot(deps, table, shardOf(key, table.shards), signal);
+  const snapshot = await readSnapshot(deps, table, [shardOf(key, table.shards)], { key, signal });
   for (const run of snapshot.runs) {
     const i = find(run, key);
     if (i === null) continue;

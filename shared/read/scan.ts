@@ -1,14 +1,15 @@
 /**
- * Ordered scan by primary key, paginated with an opaque cursor. All runs of all shards are
- * merged by key; of runs holding the same key the newest wins, and a delete hides the key.
- * Shards hold disjoint keys, so the merge order across shards is just key order.
+ * Ordered scan by primary key, paginated with an opaque cursor. All runs of all shards and
+ * of the base are merged by key; of runs holding the same key the newest wins, and a
+ * delete hides the key. Shards hold disjoint keys, so their runs rank among themselves in
+ * any order, all before the base runs.
  */
 import type { Table } from 'apache-arrow';
 import { compareBytes, keyCodecFor } from '../arrow/key-codec.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
+import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
 import { decodeScanCursor, encodeScanCursor } from './scan-cursor.ts';
-import { type ReadDeps, shardSnapshot } from './shard-snapshot.ts';
 import { type SortedRun, seek } from './sorted-run.ts';
 
 export interface ScanPage {
@@ -33,8 +34,7 @@ export async function scanRows(
   const codec = keyCodecFor(table.schema);
   const after = options.after ? decodeScanCursor(codec, options.after) : null;
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
-  const snapshots = await Promise.all(shards.map((shard) => shardSnapshot(deps, table, shard, signal)));
-  const runs = snapshots.flatMap((s) => s.runs);
+  const { runs } = await readSnapshot(deps, table, shards, { signal });
   const heap = new CursorHeap(
     runs
       .map((run, rank) => ({ run, rank, at: after ? seek(run, after, true) : 0 }))

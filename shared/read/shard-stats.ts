@@ -2,11 +2,12 @@
  * Shard stats (DESIGN.md §5): readable whatever state the shard is in, poisoned included.
  */
 
+import { mergedThrough as watermarkOf } from '../lsm/base-manifest.ts';
 import { pendingGenerations } from '../lsm/manifest-transitions.ts';
 import type { CommittedGeneration, PoisonRecord, SealedGeneration } from '../lsm/shard-manifest.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { listWalAfter, missingSeqs } from '../wal/frontier.ts';
-import type { ReadDeps } from './shard-snapshot.ts';
+import type { ReadDeps } from './read-snapshot.ts';
 
 export interface ShardStats {
   table: string;
@@ -30,9 +31,9 @@ export async function shardStats(
   deps: ReadDeps,
   table: TableDef,
   shard: number,
-  mergedThrough = 0,
   signal?: AbortSignal,
 ): Promise<ShardStats> {
+  const mergedThrough = watermarkOf(await deps.bases.read(table.name, signal), shard);
   const manifest = await deps.manifests.read(table.name, shard, signal);
   const unsealed = await listWalAfter(deps.store, table.name, shard, manifest.sealedThrough, signal);
   const firstMissing = missingSeqs(manifest.sealedThrough, unsealed)[0];
