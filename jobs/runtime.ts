@@ -2,6 +2,7 @@
  * Opens what every Sluice process needs — the store, a Redis connection, the BullMQ work
  * scheduler and the domain API on top — and closes it again in the right order.
  */
+import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/log.ts';
 import { createRedis } from '../shared/redis/connection.ts';
@@ -13,6 +14,8 @@ import { BullmqWorkScheduler } from './bullmq-work-scheduler.ts';
 export interface Runtime {
   readonly sluice: Sluice;
   readonly scheduler: BullmqWorkScheduler;
+  /** Sluice's own Redis connection, for the HTTP functions' idempotency keys. */
+  readonly redis: Redis;
   close(): Promise<void>;
 }
 
@@ -23,6 +26,7 @@ export function openRuntime(config: Config, log: Logger, store: ObjectStore = op
   return {
     sluice,
     scheduler,
+    redis,
     async close() {
       sluice.wal.flushGroups();
       await scheduler.close();
