@@ -3,12 +3,18 @@
  * none built in; this queue has no worker, so its jobs stay waiting until an operator
  * lists, inspects or retries them. A dead letter reuses the failed job's queue and id, so
  * recording the same failure twice (a redelivered job) keeps one entry.
+ *
+ * I17: listing and reading letters only reads (LRANGE of ids, HGETALL of a job): no job,
+ * count, attempt or backoff changes. Pages run oldest first.
  */
 import type { Job } from 'bullmq';
 import { Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
-import type { SluiceError } from '../shared/errors.ts';
-import { QUEUE, queueConnection } from './queues.ts';
+import { SluiceError } from '../shared/errors.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
+import type { Sluice } from '../shared/sluice.ts';
+import { decodeDeadLetterCursor, encodeDeadLetterCursor, isDeadLetterIdShape } from './dead-letter-cursor.ts';
+import { QUEUE, queueConnection, type ShardJobData } from './queues.ts';
 
 export interface DeadLetter {
   queue: string;
@@ -27,6 +33,19 @@ export interface DeadLetter {
 export function deadLetterId(queue: string, jobId: string): string {
   return `${queue}-${jobId}`;
 }
+
+export const MAX_DEAD_LETTERS_PER_PAGE = 256;
+
+export interface DeadLetterItem extends DeadLetter {
+  id: string;
+}
+
+export interface DeadLetterPage {
+  items: DeadLetterItem[];
+  next: string | null;
+}
+
+const JOB_NAME = 'dead-letter';
 
 export class DeadLetterQueue {
   readonly queue: Queue<DeadLetter>;
@@ -52,11 +71,109 @@ export class DeadLetterQueue {
       lastStartedAt: job.processedOn ? new Date(job.processedOn).toISOString() : null,
       failedAt: new Date().toISOString(),
     };
-    await this.queue.add('dead-letter', letter, { jobId: deadLetterId(letter.queue, letter.jobId) });
+    await this.queue.add(JOB_NAME, letter, { jobId: deadLetterId(letter.queue, letter.jobId) });
+    return letter;
+  }
+
+  async page(options: { after?: string | null; limit?: number } = {}): Promise<DeadLetterPage> {
+    const limit = options.limit ?? MAX_DEAD_LETTERS_PER_PAGE;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DEAD_LETTERS_PER_PAGE) {
+      throw new SluiceError(
+        'INVALID_REQUEST',
+        `limit must be an integer from 1 to ${MAX_DEAD_LETTERS_PER_PAGE}`,
+        {
+          limit,
+        },
+      );
+    }
+    const { start, ids } = await this.window(options.after ?? null, limit);
+    const shown = ids.slice(0, limit);
+    const items = await Promise.all(shown.map((id) => this.find(id)));
+    const last = shown.at(-1);
+    return {
+      // A letter retried between reading its id and its job is simply not shown.
+      items: items.filter((item): item is DeadLetterItem => item !== null),
+      next:
+        ids.length > limit && last ? encodeDeadLetterCursor({ at: start + shown.length, id: last }) : null,
+    };
+  }
+
+  async get(id: string): Promise<DeadLetterItem> {
+    const letter = await this.find(id);
+    if (!letter)
+      throw new SluiceError('JOB_NOT_FOUND', `no dead letter "${id.slice(0, 200)}"`, {
+        id: id.slice(0, 200),
+      });
+    return letter;
+  }
+
+  /**
+   * Asks again for the flush of the letter's shard, then removes the letter. Refused while
+   * the shard is still poisoned: the flush would fail at once (I7); reopen the shard first.
+   */
+  async retry(id: string, sluice: Sluice): Promise<DeadLetterItem> {
+    const letter = await this.get(id);
+    const { table, shard } = shardOf(letter);
+    const { poison } = await sluice.shardStats(table, shard);
+    if (poison) {
+      throw new SluiceError(
+        'SHARD_STILL_POISONED',
+        `shard ${shard} of table ${table} is still poisoned: reopen it before retrying its dead letters`,
+        { id, table, shard, poison },
+      );
+    }
+    await sluice.scheduler.requestFlush(table, shard);
+    await this.queue.remove(id);
     return letter;
   }
 
   async close(): Promise<void> {
     await this.queue.close();
   }
+
+  private async find(id: string): Promise<DeadLetterItem | null> {
+    if (!isDeadLetterIdShape(id)) return null;
+    const job = await this.queue.getJob(id);
+    // Only a dead letter counts, not whatever else a job id could name.
+    if (!job || job.name !== JOB_NAME || job.id !== id) return null;
+    return { id, ...(job.data as DeadLetter) };
+  }
+
+  /** Up to `limit + 1` ids from where the page starts; the extra one tells whether more follow. */
+  private async window(after: string | null, limit: number): Promise<{ start: number; ids: string[] }> {
+    if (after === null) return { start: 0, ids: await this.ids(0, limit + 1) };
+    const cursor = decodeDeadLetterCursor(after);
+    const ahead = await this.ids(cursor.at - 1, limit + 2);
+    if (ahead[0] === cursor.id) return { start: cursor.at, ids: ahead.slice(1) };
+    // Letters before the cursor were retried since (or its own was): find where it went.
+    const before = await this.ids(0, cursor.at);
+    const index = before.lastIndexOf(cursor.id);
+    const start = index === -1 ? cursor.at - 1 : index + 1;
+    return { start, ids: await this.ids(start, limit + 1) };
+  }
+
+  /** `count` waiting ids from position `start`, oldest first. */
+  private ids(start: number, count: number): Promise<string[]> {
+    return this.queue.getRanges(['waiting'], start, start + count - 1, true);
+  }
+}
+
+function shardOf(letter: DeadLetterItem): ShardJobData {
+  const { data } = letter;
+  if (
+    letter.queue !== QUEUE.flush ||
+    !isPlainObject(data) ||
+    typeof data.table !== 'string' ||
+    typeof data.shard !== 'number'
+  ) {
+    throw new SluiceError(
+      'INVALID_REQUEST',
+      `dead letter "${letter.id}" is not a flush of a shard; it cannot be retried`,
+      {
+        id: letter.id,
+        queue: letter.queue,
+      },
+    );
+  }
+  return { table: data.table, shard: data.shard };
 }
