@@ -1,0 +1,38 @@
+/**
+ * `npm start`: Sluice on this machine, in one process, until SIGINT or SIGTERM. Finds or
+ * starts a Redis, then runs everything `runLocal` hosts.
+ */
+import { loadConfig } from '../../shared/config.ts';
+import { createCliLogger, runCli } from './cli.ts';
+import { ensureRedis, redactRedisUrl } from './redis.ts';
+import { runLocal } from './run-local.ts';
+
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+runCli('sluice', async () => {
+  const config = loadConfig();
+  const log = createCliLogger(config);
+  const redis = await ensureRedis(config.redisUrl, log);
+  try {
+    const local = await runLocal({ ...config, redisUrl: redis.url }, log);
+    log.info({ storeUrl: local.store.url, redisUrl: redactRedisUrl(redis.url) }, 'sluice ready');
+    const signal = await firstSignal();
+    log.info({ signal }, 'shutting down');
+    await local.close();
+  } finally {
+    await redis.stop();
+  }
+  log.info('stopped');
+  return 0;
+});
+
+/** Only the first signal is handled: a second one finds no listener here and ends the process at once. */
+function firstSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      for (const name of SHUTDOWN_SIGNALS) process.off(name, onSignal);
+      resolve(signal);
+    };
+    for (const name of SHUTDOWN_SIGNALS) process.on(name, onSignal);
+  });
+}
