@@ -1,0 +1,63 @@
+/**
+ * The HTTP API (DESIGN.md §5) as one Hono app over the domain API. The same app runs on
+ * the local server (server.ts) and on Lambda (lambda.ts). Routes only translate HTTP to a
+ * domain call and back; errors become responses in errors.ts alone.
+ */
+import { Hono } from 'hono';
+import { DeadLetterQueue } from '../jobs/dead-letter.ts';
+import type { Runtime } from '../jobs/runtime.ts';
+import { IdempotencyStore } from '../shared/idempotency.ts';
+import type { Sluice } from '../shared/sluice.ts';
+import { createAuth, type RequireScope } from './auth.ts';
+import { deadLetterRoutes } from './dead-letters.ts';
+import { errorResponse, routeNotFound } from './errors.ts';
+import { healthRoutes } from './health.ts';
+import { deadline, type Env, requestContext } from './request.ts';
+import { rowRoutes } from './rows.ts';
+import { shardRoutes } from './shards.ts';
+import { tableRoutes } from './tables.ts';
+
+export interface AppDeps {
+  sluice: Sluice;
+  deadLetters: DeadLetterQueue;
+  idempotency: IdempotencyStore;
+}
+
+export interface ApiDeps extends AppDeps {
+  requireScope: RequireScope;
+}
+
+export function createApp(deps: AppDeps): Hono<Env> {
+  const { config, log } = deps.sluice;
+  const api: ApiDeps = { ...deps, requireScope: createAuth(config.tokens) };
+  const app = new Hono<Env>();
+  app.use(requestContext(log));
+  app.use(deadline(config.http.requestTimeoutMs));
+  for (const routes of [healthRoutes, tableRoutes, rowRoutes, shardRoutes, deadLetterRoutes]) {
+    app.route('/', routes(api));
+  }
+  app.notFound(routeNotFound);
+  app.onError(errorResponse);
+  return app;
+}
+
+export interface Api {
+  readonly app: Hono<Env>;
+  close(): Promise<void>;
+}
+
+/** The app on a runtime's connections, with the dead-letter queue it inspects. */
+export function openApi(runtime: Runtime): Api {
+  const { sluice } = runtime;
+  const { config } = sluice;
+  const deadLetters = new DeadLetterQueue(config);
+  const idempotency = new IdempotencyStore(runtime.redis, config.redisPrefix, {
+    ttlSeconds: config.http.idempotencyTtlSeconds,
+    // A write answered 504 may still be putting its WAL entries; its claim outlives that.
+    pendingMs: config.http.requestTimeoutMs + config.wal.putTimeoutMs,
+  });
+  return {
+    app: createApp({ sluice, deadLetters, idempotency }),
+    close: () => deadLetters.close(),
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Request bodies: the size limit, enforced while reading (a body larger than the limit is
+ * refused as soon as it passes it, never buffered whole); the content-type dispatch; and
+ * the JSON envelope checks. Rows and keys themselves are validated by the domain (I9).
+ */
+import type { RecordBatch, Table } from 'apache-arrow';
+import { decodeArrowStreamForTable } from '../shared/arrow/ipc.ts';
+import { jsonRowsToRecordBatch } from '../shared/arrow/json-rows.ts';
+import type { Config } from '../shared/config.ts';
+import { SluiceError } from '../shared/errors.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
+import type { TableDef } from '../shared/table/table-def.ts';
+import type { Ctx } from './request.ts';
+
+export const JSON_TYPE = 'application/json';
+export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+
+export type Limits = Config['limits'];
+
+export interface Body<T> {
+  value: T;
+  /** The bytes as received: what an Idempotency-Key compares. */
+  raw: Uint8Array;
+  mediaType: string;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function mediaTypeOf(c: Ctx): string {
+  return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function unsupported(got: string, accepted: string[]): SluiceError {
+  return new SluiceError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Content-Type ${got ? `"${got.slice(0, 100)}"` : 'is missing'}; send ${accepted.join(' or ')}`,
+    { accepted },
+  );
+}
+
+function tooLarge(maxBytes: number): SluiceError {
+  return new SluiceError('PAYLOAD_TOO_LARGE', `the body is larger than ${maxBytes} bytes`, { maxBytes });
+}
+
+export function tooManyRows(count: number, max: number): SluiceError {
+  return new SluiceError('TOO_MANY_ROWS', `${count} rows in one request; at most ${max}`, { count, max });
+}
+
+async function readBytes(c: Ctx, maxBytes: number): Promise<Uint8Array> {
+  if (Number(c.req.header('content-length') ?? 0) > maxBytes) throw tooLarge(maxBytes);
+  const stream = c.req.raw.body;
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (stream) {
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel();
+        throw tooLarge(maxBytes);
+      }
+      chunks.push(value);
+    }
+  }
+  if (total === 0) throw new SluiceError('INVALID_REQUEST', 'the request body is empty');
+  // One fresh buffer at offset 0: Arrow views int64 columns in place, which needs alignment.
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** `allowed`: the only properties the object may have; the domain checks the rest itself when absent. */
+function parseObject(raw: Uint8Array, allowed?: readonly string[]): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(raw));
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new SluiceError('INVALID_REQUEST', `the body is not valid JSON: ${reason.slice(0, 200)}`);
+  }
+  if (!isPlainObject(value)) throw new SluiceError('INVALID_REQUEST', 'the body must be a JSON object');
+  for (const key of Object.keys(value)) {
+    if (allowed && !allowed.includes(key)) {
+      throw new SluiceError(
+        'INVALID_REQUEST',
+        `unknown property "${key.slice(0, 100)}"; expected ${allowed.join(', ')}`,
+        { property: key.slice(0, 100) },
+      );
+    }
+  }
+  return value;
+}
+
+/** A JSON object body, for requests whose properties the domain checks (create table). */
+export async function readJsonObject(c: Ctx, limits: Limits): Promise<Record<string, unknown>> {
+  const type = mediaTypeOf(c);
+  if (type !== JSON_TYPE) throw unsupported(type, [JSON_TYPE]);
+  return parseObject(await readBytes(c, limits.maxBodyBytes));
+}
+
+/** `{"rows":[…]}` or an Arrow IPC stream, as Arrow data of the table's schema. */
+export async function readRows(c: Ctx, table: TableDef, limits: Limits): Promise<Body<Table | RecordBatch>> {
+  const mediaType = mediaTypeOf(c);
+  if (mediaType !== JSON_TYPE && mediaType !== ARROW_STREAM)
+    throw unsupported(mediaType, [JSON_TYPE, ARROW_STREAM]);
+  const raw = await readBytes(c, limits.maxBodyBytes);
+  if (mediaType === ARROW_STREAM) {
+    const rows = decodeArrowStreamForTable(table.schema, raw);
+    if (rows.numRows > limits.maxRowsPerRequest) throw tooManyRows(rows.numRows, limits.maxRowsPerRequest);
+    return { value: rows, raw, mediaType };
+  }
+  const { rows } = parseObject(raw, ['rows']);
+  if (Array.isArray(rows) && rows.length > limits.maxRowsPerRequest) {
+    throw tooManyRows(rows.length, limits.maxRowsPerRequest);
+  }
+  return { value: jsonRowsToRecordBatch(table.schema, rows), raw, mediaType };
+}
+
+/** `{"keys":[…]}`: the keys as clients give them; the domain parses each one. */
+export async function readKeys(c: Ctx, limits: Limits): Promise<Body<unknown[]>> {
+  const mediaType = mediaTypeOf(c);
+  if (mediaType !== JSON_TYPE) throw unsupported(mediaType, [JSON_TYPE]);
+  const raw = await readBytes(c, limits.maxBodyBytes);
+  const { keys } = parseObject(raw, ['keys']);
+  if (!Array.isArray(keys) || keys.length === 0) {
+    throw new SluiceError('INVALID_REQUEST', '"keys" must be a non-empty array of primary keys');
+  }
+  if (keys.length > limits.maxRowsPerRequest) throw tooManyRows(keys.length, limits.maxRowsPerRequest);
+  return { value: keys, raw, mediaType };
+}

@@ -1,0 +1,46 @@
+/** Tables: create, list, describe. */
+import { Hono } from 'hono';
+import pLimit from 'p-limit';
+import { tableStats } from '../shared/read/table-stats.ts';
+import { MAX_TABLES_PER_PAGE } from '../shared/table/catalog.ts';
+import { type TableDef, tableDefToJSON } from '../shared/table/table-def.ts';
+import type { ApiDeps } from './app.ts';
+import { readJsonObject } from './body.ts';
+import { afterQuery, limitQuery } from './query.ts';
+import { type Ctx, type Env, tableParam } from './request.ts';
+
+/** Stats read every shard manifest of a table; a page of tables reads this many tables at once. */
+const DESCRIBE_CONCURRENCY = 8;
+
+export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  const describe = async (c: Ctx, def: TableDef) => ({
+    ...tableDefToJSON(def),
+    // Draining arrives with the scheduler; until then no table is ever drained.
+    drain: false,
+    stats: await tableStats(sluice, def, c.var.signal),
+  });
+
+  app.post('/v1/tables', requireScope('write'), async (c) => {
+    const input = await readJsonObject(c, sluice.config.limits);
+    const def = await sluice.catalog.create(input, { signal: c.var.signal });
+    c.var.log.info({ table: def.name, shards: def.shards }, 'table created');
+    c.header('Location', `/v1/tables/${def.name}`);
+    return c.json(await describe(c, def), 201);
+  });
+
+  app.get('/v1/tables', requireScope('read'), async (c) => {
+    const limit = limitQuery(c, MAX_TABLES_PER_PAGE, MAX_TABLES_PER_PAGE);
+    const page = await sluice.catalog.list({ after: afterQuery(c), limit, signal: c.var.signal });
+    const gate = pLimit(DESCRIBE_CONCURRENCY);
+    const items = await Promise.all(page.items.map((def) => gate(() => describe(c, def))));
+    return c.json({ items, next: page.next });
+  });
+
+  app.get('/v1/tables/:t', requireScope('read'), async (c) => {
+    const def = await sluice.catalog.get(tableParam(c), c.var.signal);
+    return c.json(await describe(c, def));
+  });
+
+  return app;
+}
