@@ -17,11 +17,16 @@ import { type PoisonOutcome, poison, reopen } from './lsm/poison.ts';
 import { reconcileShard, type ShardReconcile } from './lsm/reconcile.ts';
 import { type SealOutcome, sealShard } from './lsm/seal.ts';
 import { type ShardManifest, ShardManifestStore } from './lsm/shard-manifest.ts';
+import { hintsFor } from './lsm/versioned-document.ts';
 import { ObjectCache } from './read/object-cache.ts';
 import { lookupRow } from './read/point-lookup.ts';
 import { type ScanPage, scanRows } from './read/scan.ts';
 import { type ShardStats, shardStats } from './read/shard-stats.ts';
 import { ShardState } from './redis/shard-state.ts';
+import { SchedulerCounters } from './scheduler/counters.ts';
+import { DrainFlags } from './scheduler/drain.ts';
+import { FailureLedger } from './scheduler/failure-ledger.ts';
+import { SamplerIndex } from './scheduler/sampler-index.ts';
 import type { ObjectStore } from './store/object-store.ts';
 import { TableCatalog } from './table/catalog.ts';
 import type { TableDef } from './table/table-def.ts';
@@ -49,23 +54,38 @@ export class Sluice {
   readonly catalog: TableCatalog;
   readonly wal: WalWriter;
   readonly cache: ObjectCache;
+  readonly samplerIndex: SamplerIndex;
+  private readonly tables = new Map<string, Promise<TableDef>>();
 
   constructor(deps: SluiceDeps) {
     this.config = deps.config;
     this.store = deps.store;
     this.log = deps.log;
     this.scheduler = deps.scheduler;
-    this.manifests = new ShardManifestStore(deps.store);
-    this.bases = new BaseManifestStore(deps.store);
+    const hints = hintsFor(deps.config.scheduler.gcGraceSeconds * 1000);
+    this.manifests = new ShardManifestStore(deps.store, hints);
+    this.bases = new BaseManifestStore(deps.store, hints);
     this.pendingRejectGenerations = deps.config.scheduler.pendingRejectGenerations;
     this.shardState = new ShardState(deps.redis, deps.config.redisPrefix);
     this.catalog = new TableCatalog(deps.store, deps.config.tableDefaults);
     this.cache = new ObjectCache(deps.store, deps.config.limits.readCacheBytes);
+    this.samplerIndex = new SamplerIndex(deps.redis, deps.config.redisPrefix);
     this.wal = new WalWriter({ ...deps, manifests: this.manifests, shardState: this.shardState });
+    const { redis, log } = deps;
+    const prefix = deps.config.redisPrefix;
+    const counters = this.schedulerCounters;
+    this.ledger = new FailureLedger({ redis, prefix, settings: deps.config.scheduler, log, counters });
+    this.drains = new DrainFlags({ redis, prefix, store: deps.store });
   }
 
+  /** Table definitions never change once created, so each is read from the store once per process. */
   table(name: string): Promise<TableDef> {
-    return this.catalog.get(name);
+    const known = this.tables.get(name);
+    if (known) return known;
+    const loading = this.catalog.get(name);
+    this.tables.set(name, loading);
+    loading.catch(() => this.tables.delete(name));
+    return loading;
   }
 
   async append(tableName: string, rows: Table | RecordBatch): Promise<AppendResult> {
@@ -95,12 +115,16 @@ export class Sluice {
 
   async seal(tableName: string, shard: number, signal?: AbortSignal): Promise<SealOutcome> {
     const table = await this.table(tableName);
-    return sealShard(this, table, this.checkShard(table, shard), signal);
+    const outcome = await sealShard(this, table, this.checkShard(table, shard), signal);
+    if (outcome.sealed.length > 0) await this.samplerIndex.markDirty(table.name, [shard]);
+    return outcome;
   }
 
   async flush(tableName: string, shard: number, options?: FlushOptions): Promise<number[]> {
     const table = await this.table(tableName);
-    return flushShard(this, table, this.checkShard(table, shard), options);
+    const committed = await flushShard(this, table, this.checkShard(table, shard), options);
+    if (committed.length > 0) await this.samplerIndex.markDirty(table.name, [shard]);
+    return committed;
   }
 
   poison(
@@ -112,11 +136,19 @@ export class Sluice {
   }
 
   async merge(tableName: string, options?: MergeOptions): Promise<MergeOutcome> {
-    return runMerge(this, await this.table(tableName), options);
+    const outcome = await runMerge(this, await this.table(tableName), options);
+    await this.samplerIndex.markDirty(
+      tableName,
+      outcome.merged.map((r) => r.shard),
+    );
+    return outcome;
   }
 
+  /** After a compaction another may be due: the table is marked for the sampler to look again. */
   async compact(tableName: string, options?: MergeOptions) {
-    return runCompaction(this, await this.table(tableName), options);
+    const outcome = await runCompaction(this, await this.table(tableName), options);
+    if (outcome.run) await this.samplerIndex.markDirty(tableName, [0]);
+    return outcome;
   }
 
   async reopen(tableName: string, shard: number): Promise<ShardManifest> {

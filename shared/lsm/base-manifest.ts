@@ -13,7 +13,13 @@
  */
 import type { ObjectStore } from '../store/object-store.ts';
 import { baseManifestKey, baseManifestPrefix } from '../table/paths.ts';
-import { type Change, type DocumentKind, type Versioned, VersionedDocuments } from './versioned-document.ts';
+import {
+  type Change,
+  type DocumentKind,
+  type HintOptions,
+  type Versioned,
+  VersionedDocuments,
+} from './versioned-document.ts';
 
 export interface BaseRun {
   id: string;
@@ -69,8 +75,8 @@ const KIND: DocumentKind<BaseManifest> = {
 export class BaseManifestStore {
   private readonly documents: VersionedDocuments<BaseManifest>;
 
-  constructor(store: ObjectStore) {
-    this.documents = new VersionedDocuments(store, KIND);
+  constructor(store: ObjectStore, hints: HintOptions) {
+    this.documents = new VersionedDocuments(store, KIND, hints);
   }
 
   read(table: string, signal?: AbortSignal): Promise<BaseManifest> {

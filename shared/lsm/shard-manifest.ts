@@ -7,7 +7,13 @@
 import type { ErrorCode } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { shardManifestKey, shardManifestPrefix } from '../table/paths.ts';
-import { type Change, type DocumentKind, type Versioned, VersionedDocuments } from './versioned-document.ts';
+import {
+  type Change,
+  type DocumentKind,
+  type HintOptions,
+  type Versioned,
+  VersionedDocuments,
+} from './versioned-document.ts';
 
 export interface SealedGeneration {
   generation: number;
@@ -107,8 +113,8 @@ function parseId(id: string): { table: string; shard: number } {
 export class ShardManifestStore {
   private readonly documents: VersionedDocuments<ShardManifest>;
 
-  constructor(store: ObjectStore) {
-    this.documents = new VersionedDocuments(store, KIND);
+  constructor(store: ObjectStore, hints: HintOptions) {
+    this.documents = new VersionedDocuments(store, KIND, hints);
   }
 
   read(table: string, shard: number, signal?: AbortSignal): Promise<ShardManifest> {

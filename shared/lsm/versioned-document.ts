@@ -37,17 +37,33 @@ export type Change<T> = T | null;
 
 const MAX_COMMIT_ATTEMPTS = 64;
 
+export interface HintOptions {
+  /**
+   * How long the latest version seen may serve as the start of the forward probe. GC
+   * deletes only versions older than its grace period, which must be at least twice this:
+   * then a hint younger than this can never point below a deleted version, whose number a
+   * put-if-absent would otherwise happily reuse.
+   */
+  maxHintAgeMs: number;
+}
+
+/** The hint age that keeps reads and commits safe beside a GC of the given grace period. */
+export function hintsFor(gcGraceMs: number): HintOptions {
+  return { maxHintAgeMs: Math.min(30_000, gcGraceMs / 2) };
+}
+
 export class VersionedDocuments<T extends Versioned> {
   /** Versions are immutable, so the latest one seen can be kept and probed forward from. */
-  private readonly latest = new Map<string, T>();
+  private readonly latest = new Map<string, { doc: T; seenAt: number }>();
 
   constructor(
     private readonly store: ObjectStore,
     private readonly kind: DocumentKind<T>,
+    private readonly hints: HintOptions,
   ) {}
 
   async read(id: string, signal?: AbortSignal): Promise<T> {
-    let doc = this.latest.get(id) ?? (await this.readByListing(id, signal));
+    let doc = this.freshHint(id) ?? (await this.readByListing(id, signal));
     for (;;) {
       const next = await this.readVersion(id, doc.version + 1, signal);
       if (!next) break;
@@ -141,8 +157,14 @@ export class VersionedDocuments<T extends Versioned> {
     return doc;
   }
 
+  private freshHint(id: string): T | undefined {
+    const hint = this.latest.get(id);
+    return hint && Date.now() - hint.seenAt < this.hints.maxHintAgeMs ? hint.doc : undefined;
+  }
+
   private remember(id: string, doc: T): void {
-    if (doc.version >= (this.latest.get(id)?.version ?? 0)) this.latest.set(id, doc);
+    const hint = this.latest.get(id);
+    if (!hint || doc.version >= hint.doc.version) this.latest.set(id, { doc, seenAt: Date.now() });
   }
 
   private decode(id: string, body: Uint8Array, version: number): T {

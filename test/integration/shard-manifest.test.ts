@@ -6,6 +6,8 @@ import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 
+const HINTS = { maxHintAgeMs: 60_000 };
+
 const sealed = (generation: number, walFrom: number, walTo: number): SealedGeneration => ({
   generation,
   walFrom,
@@ -33,7 +35,7 @@ describe('shard manifest', () => {
   }
 
   it('I3: refuses to commit a generation that is not the current one', async () => {
-    const manifests = new ShardManifestStore(store);
+    const manifests = new ShardManifestStore(store, HINTS);
     await sealThree(manifests);
     const attempt = manifests.update('t', 0, (m) => commitGeneration(m, 2, artifact(2)));
     await expect(attempt).rejects.toMatchObject({ code: 'GENERATION_GAP', retryable: false });
@@ -43,7 +45,7 @@ describe('shard manifest', () => {
   });
 
   it('I3/I4: commits generations 1, 2, 3 in order, moving the cursor to each walTo', async () => {
-    const manifests = new ShardManifestStore(store);
+    const manifests = new ShardManifestStore(store, HINTS);
     await sealThree(manifests);
     for (const g of [1, 2, 3]) {
       const { manifest } = await manifests.update('t', 0, (m) => commitGeneration(m, g, artifact(g)));
@@ -56,8 +58,8 @@ describe('shard manifest', () => {
   });
 
   it('two racing commits: one wins the version, the other re-reads and finds nothing left to do', async () => {
-    const a = new ShardManifestStore(store);
-    const b = new ShardManifestStore(store);
+    const a = new ShardManifestStore(store, HINTS);
+    const b = new ShardManifestStore(store, HINTS);
     await sealThree(a);
     await b.read('t', 0);
     const decisions = { a: 0, b: 0 };
@@ -78,21 +80,21 @@ describe('shard manifest', () => {
   });
 
   it('I13: a commit whose put landed but whose answer was lost is settled as a success', async () => {
-    const manifests = new ShardManifestStore(store);
+    const manifests = new ShardManifestStore(store, HINTS);
     await sealThree(manifests);
     const fault = store.inject({ op: 'putIfAbsent', key: '**/_manifest/*', fault: 'lostAck', times: 1 });
     const { manifest, changed } = await manifests.update('t', 0, (m) => commitGeneration(m, 1, artifact(1)));
     expect(fault.hits).toBe(1);
     expect(changed).toBe(true);
     expect(manifest.committed.map((c) => c.generation)).toEqual([1]);
-    const fresh = await new ShardManifestStore(store).read('t', 0);
+    const fresh = await new ShardManifestStore(store, HINTS).read('t', 0);
     expect(fresh.version).toBe(manifest.version);
     expect(fresh.commitId).toBe(manifest.commitId);
   });
 
   it('a fresh reader finds the latest version without a hint, and a stale one probes forward', async () => {
-    const writer = new ShardManifestStore(store);
-    const reader = new ShardManifestStore(store);
+    const writer = new ShardManifestStore(store, HINTS);
+    const reader = new ShardManifestStore(store, HINTS);
     await sealThree(writer);
     expect((await reader.read('t', 0)).version).toBe(1);
     await writer.update('t', 0, (m) => commitGeneration(m, 1, artifact(1)));
@@ -103,7 +105,7 @@ describe('shard manifest', () => {
   });
 
   it('a failed commit that did not land is reported, not hidden', async () => {
-    const manifests = new ShardManifestStore(store);
+    const manifests = new ShardManifestStore(store, HINTS);
     await sealThree(manifests);
     store.inject({ op: 'putIfAbsent', key: '**/_manifest/*', fault: 'fail', times: 1 });
     const error = await manifests.update('t', 0, (m) => commitGeneration(m, 1, artifact(1))).catch((e) => e);

@@ -1,0 +1,154 @@
+/**
+ * Garbage collection: WAL entries below the cursor, L0 files at or below the base
+ * watermark, base runs no longer referenced, and old manifest versions go away — but only
+ * what a manifest version at least `graceMs` old already stopped needing. A reader reads
+ * manifests first and then the objects they name; one that began before that version was
+ * committed has had the whole grace period to finish, so nothing it still needs is taken.
+ */
+import { gcDeletedObjects } from '../metrics.ts';
+import type { ObjectStore } from '../store/object-store.ts';
+import { baseDataPrefix, generationPrefix, numberFromKey, walPrefix } from '../table/paths.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
+import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
+import type { Versioned } from './versioned-document.ts';
+
+export interface GcDeps {
+  store: ObjectStore;
+  manifests: ShardManifestStore;
+  bases: BaseManifestStore;
+}
+
+export interface GcOutcome {
+  wal: number;
+  l0: number;
+  runs: number;
+  manifests: number;
+}
+
+/** Collects one table; `ageFloorMs` is the least age of an unreferenced run (a merge may still commit it). */
+export async function collectTable(
+  deps: GcDeps,
+  table: TableDef,
+  options: { now: number; graceMs: number; ageFloorMs: number },
+): Promise<GcOutcome> {
+  const cutoff = options.now - options.graceMs;
+  const outcome: GcOutcome = { wal: 0, l0: 0, runs: 0, manifests: 0 };
+  const base = await settledVersion(
+    await deps.bases.listVersions(table.name),
+    (v) => deps.bases.readVersion(table.name, v),
+    cutoff,
+  );
+  for (let shard = 0; shard < table.shards; shard++) {
+    const shardOutcome = await collectShard(deps, table.name, shard, base?.doc ?? null, cutoff);
+    outcome.wal += shardOutcome.wal;
+    outcome.l0 += shardOutcome.l0;
+    outcome.manifests += shardOutcome.manifests;
+  }
+  if (base) {
+    outcome.runs = await collectRuns(
+      deps,
+      table.name,
+      base.doc,
+      options.now - Math.max(options.graceMs, options.ageFloorMs),
+    );
+    outcome.manifests += await deleteVersions(deps.store, base.older, (v) =>
+      deps.bases.versionKey(table.name, v),
+    );
+  }
+  gcDeletedObjects.inc({ kind: 'wal' }, outcome.wal);
+  gcDeletedObjects.inc({ kind: 'l0' }, outcome.l0);
+  gcDeletedObjects.inc({ kind: 'run' }, outcome.runs);
+  gcDeletedObjects.inc({ kind: 'manifest' }, outcome.manifests);
+  return outcome;
+}
+
+async function collectShard(
+  deps: GcDeps,
+  table: string,
+  shard: number,
+  base: BaseManifest | null,
+  cutoff: number,
+): Promise<Omit<GcOutcome, 'runs'>> {
+  const settled = await settledVersion(
+    await deps.manifests.listVersions(table, shard),
+    (v) => deps.manifests.readVersion(table, shard, v),
+    cutoff,
+  );
+  if (!settled) return { wal: 0, l0: 0, manifests: 0 };
+  const manifest: ShardManifest = settled.doc;
+  // I4: everything at or below the settled cursor is in a committed generation.
+  const wal = await deleteNumbered(deps.store, walPrefix(table, shard), manifest.walCursor);
+  const watermark = Math.min(base ? mergedThrough(base, shard) : 0, manifest.currentGeneration - 1);
+  const l0 = await deleteNumbered(deps.store, generationPrefix(table, shard), watermark);
+  const manifests = await deleteVersions(deps.store, settled.older, (v) =>
+    deps.manifests.versionKey(table, shard, v),
+  );
+  return { wal, l0, manifests };
+}
+
+/** Base runs that no version from the settled one on references, and old enough to be no merge in flight. */
+async function collectRuns(
+  deps: GcDeps,
+  table: string,
+  settled: BaseManifest,
+  cutoff: number,
+): Promise<number> {
+  const referenced = new Set<string>();
+  const latest = await deps.bases.read(table);
+  for (let version = settled.version; version <= latest.version; version++) {
+    const doc = version === latest.version ? latest : await deps.bases.readVersion(table, version);
+    for (const run of doc?.runs ?? []) referenced.add(run.path);
+  }
+  let deleted = 0;
+  for await (const page of deps.store.list(baseDataPrefix(table))) {
+    for (const meta of page) {
+      if (referenced.has(meta.key) || meta.lastModified.getTime() > cutoff) continue;
+      await deps.store.delete(meta.key);
+      deleted++;
+    }
+  }
+  return deleted;
+}
+
+/**
+ * The newest version committed at or before `cutoff`, and the versions older than it. Only
+ * what that version no longer needs may go: every version after it is younger than the
+ * grace period.
+ */
+async function settledVersion<T extends Versioned>(
+  versions: number[],
+  read: (version: number) => Promise<T | null>,
+  cutoff: number,
+): Promise<{ doc: T; older: number[] } | null> {
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const doc = await read(versions[i]!);
+    if (doc && Date.parse(doc.updatedAt) <= cutoff) return { doc, older: versions.slice(0, i) };
+  }
+  return null;
+}
+
+/** Deletes the objects `{prefix}{n:020}.*` with n <= `through`. */
+async function deleteNumbered(store: ObjectStore, prefix: string, through: number): Promise<number> {
+  if (through <= 0) return 0;
+  const doomed: string[] = [];
+  for await (const page of store.list(prefix)) {
+    for (const meta of page) {
+      const n = numberFromKey(meta.key);
+      if (n !== null && n <= through) doomed.push(meta.key);
+    }
+    const last = numberFromKey(page.at(-1)?.key ?? '');
+    if (last !== null && last > through) break;
+  }
+  for (const key of doomed) await store.delete(key);
+  return doomed.length;
+}
+
+async function deleteVersions(
+  store: ObjectStore,
+  versions: number[],
+  keyOf: (v: number) => string,
+): Promise<number> {
+  for (const version of versions) await store.delete(keyOf(version));
+  return versions.length;
+}

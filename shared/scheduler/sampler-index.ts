@@ -1,0 +1,73 @@
+/**
+ * What the sampler keeps in Redis so one tick costs what changed, not what exists: the
+ * shards whose manifests changed since the last tick (marked by seal, flush, merge and
+ * compaction), and the last sampled state of every shard. Losing it loses nothing: an
+ * empty index makes the next tick sweep every table from the store.
+ */
+import type { Redis } from 'ioredis';
+
+export interface SampledShard {
+  table: string;
+  shard: number;
+  /** Sealed plus committed-unmerged generations. */
+  pending: number;
+  unmerged: number;
+  /** Commit time (ms) of the oldest committed-unmerged generation, or null. */
+  oldestUnmergedAt: number | null;
+  poisoned: boolean;
+}
+
+export class SamplerIndex {
+  private readonly dirtyKey: string;
+  private readonly shardsKey: string;
+  private readonly sweptKey: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.dirtyKey = `${prefix}:{sampler}:dirty`;
+    this.shardsKey = `${prefix}:{sampler}:shards`;
+    this.sweptKey = `${prefix}:{sampler}:swept-at`;
+  }
+
+  async markDirty(table: string, shards: number[]): Promise<void> {
+    if (shards.length > 0)
+      await this.redis.sadd(this.dirtyKey, ...shards.map((shard) => `${shard}/${table}`));
+  }
+
+  /** Takes every dirty mark; a mark set meanwhile waits for the next tick. */
+  async takeDirty(): Promise<Array<{ table: string; shard: number }>> {
+    const [[, members]] = (await this.redis.multi().smembers(this.dirtyKey).del(this.dirtyKey).exec()) as [
+      [unknown, string[]],
+      unknown,
+    ];
+    return members.map((member) => {
+      const slash = member.indexOf('/');
+      return { shard: Number(member.slice(0, slash)), table: member.slice(slash + 1) };
+    });
+  }
+
+  async save(states: SampledShard[]): Promise<void> {
+    if (states.length === 0) return;
+    await this.redis.hset(
+      this.shardsKey,
+      Object.fromEntries(states.map((s) => [`${s.shard}/${s.table}`, JSON.stringify(s)])),
+    );
+  }
+
+  async all(): Promise<SampledShard[]> {
+    const values = await this.redis.hvals(this.shardsKey);
+    return values.map((value) => JSON.parse(value) as SampledShard);
+  }
+
+  /** True when the last full sweep is older than `everyMs`, or Redis has no record of one. */
+  async sweepDue(now: number, everyMs: number): Promise<boolean> {
+    const at = await this.redis.get(this.sweptKey);
+    return at === null || now - Number(at) >= everyMs;
+  }
+
+  async recordSweep(now: number): Promise<void> {
+    await this.redis.set(this.sweptKey, now);
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * One tick of the sampler/scheduler (DESIGN.md §3.5): re-sample the shards that changed,
+ * record pending generations of every shard (histogram; `warn` at the threshold), enqueue
+ * due merges and compactions unless the table is drained or in cooldown, and collect
+ * garbage of the tables that changed. Every so often, and whenever Redis has forgotten
+ * everything, a full sweep re-creates lost work from the store.
+ */
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { type BaseManifest, mergedThrough } from '../lsm/base-manifest.ts';
+import { planCompaction } from '../lsm/compact.ts';
+import { collectTable, type GcDeps } from '../lsm/gc.ts';
+import { type ReconcileDeps, reconcileShard } from '../lsm/reconcile.ts';
+import type { ShardManifest } from '../lsm/shard-manifest.ts';
+import { pendingGenerations, pendingWarnings } from '../metrics.ts';
+import type { TableCatalog } from '../table/catalog.ts';
+import type { TableDef } from '../table/table-def.ts';
+import type { WorkKind } from './contracts.ts';
+import type { SampledShard, SamplerIndex } from './sampler-index.ts';
+
+export interface SchedulerGates {
+  isCoolingDown(kind: WorkKind, table: string, now?: number): Promise<boolean>;
+  isDrained(table: string): Promise<boolean>;
+}
+
+export interface TableWork {
+  requestMerge(table: string, options: { manual: boolean }): Promise<string>;
+  requestCompact(table: string): Promise<string>;
+}
+
+export interface SamplerDeps extends GcDeps, ReconcileDeps {
+  config: Config;
+  log: Logger;
+  catalog: TableCatalog;
+  index: SamplerIndex;
+  gates: SchedulerGates;
+  work: TableWork;
+}
+
+export interface TickReport {
+  swept: boolean;
+  sampled: number;
+  merges: string[];
+  compactions: string[];
+  skipped: Array<{ table: string; kind: WorkKind; reason: 'drained' | 'cooldown' }>;
+  warnings: number;
+}
+
+/** A full sweep this often even when nothing seems lost: the safety net under the dirty marks. */
+const SWEEP_EVERY_MS = 5 * 60_000;
+
+export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<TickReport> {
+  const report: TickReport = {
+    swept: false,
+    sampled: 0,
+    merges: [],
+    compactions: [],
+    skipped: [],
+    warnings: 0,
+  };
+  if (await deps.index.sweepDue(now, SWEEP_EVERY_MS)) {
+    await sweep(deps);
+    await deps.index.recordSweep(now);
+    report.swept = true;
+  }
+  const changed = groupByTable(await deps.index.takeDirty());
+  for (const [name, shards] of changed) {
+    const table = await deps.catalog.get(name);
+    const base = await deps.bases.read(name);
+    const states = await Promise.all(
+      shards.map(async (s) => sample(base, await deps.manifests.read(name, s))),
+    );
+    await deps.index.save(states);
+    report.sampled += states.length;
+    await scheduleCompaction(deps, table, base, report);
+    await collectTable(deps, table, {
+      now,
+      graceMs: deps.config.scheduler.gcGraceSeconds * 1000,
+      ageFloorMs: deps.config.scheduler.mergeCeilingSeconds * 1000,
+    });
+  }
+  const all = await deps.index.all();
+  report.warnings = observePending(deps, all);
+  await scheduleMerges(deps, all, now, report);
+  return report;
+}
+
+/** Reconciles every shard of every table and marks them all for sampling. */
+async function sweep(deps: SamplerDeps): Promise<void> {
+  for (const table of await deps.catalog.listAll()) {
+    const shards = Array.from({ length: table.shards }, (_, shard) => shard);
+    for (const shard of shards) await reconcileShard(deps, table.name, shard);
+    await deps.index.markDirty(table.name, shards);
+  }
+}
+
+export function sample(base: BaseManifest, manifest: ShardManifest): SampledShard {
+  const unmerged = manifest.committed.filter((c) => c.generation > mergedThrough(base, manifest.shard));
+  const oldest = unmerged[0]?.committedAt;
+  return {
+    table: manifest.table,
+    shard: manifest.shard,
+    pending: manifest.sealed.length + unmerged.length,
+    unmerged: unmerged.length,
+    oldestUnmergedAt: oldest ? Date.parse(oldest) : null,
+    poisoned: manifest.poison !== null,
+  };
+}
+
+function observePending(deps: SamplerDeps, states: SampledShard[]): number {
+  const warnAt = deps.config.scheduler.pendingWarnGenerations;
+  let warnings = 0;
+  for (const state of states) {
+    pendingGenerations.observe(state.pending);
+    if (warnAt > 0 && state.pending >= warnAt) {
+      deps.log.warn(
+        { table: state.table, shard: state.shard, pending: state.pending, warnAt },
+        'pending generations high',
+      );
+      pendingWarnings.inc();
+      warnings++;
+    }
+  }
+  return warnings;
+}
+
+/** Count trigger (0 = off, never "threshold 0") and age trigger, per table. */
+export function mergeDue(table: TableDef, sampled: SampledShard[], now: number): boolean {
+  const { mergeAfterGenerations, mergeAfterSeconds } = table.settings;
+  // A merge leaves poisoned shards as they are (I7), so their generations cannot make one due.
+  const shards = sampled.filter((s) => !s.poisoned);
+  const unmerged = shards.reduce((sum, s) => sum + s.unmerged, 0);
+  if (unmerged === 0) return false;
+  if (mergeAfterGenerations > 0 && unmerged >= mergeAfterGenerations) return true;
+  const oldest = Math.min(...shards.map((s) => s.oldestUnmergedAt ?? Number.POSITIVE_INFINITY));
+  return mergeAfterSeconds > 0 && now - oldest >= mergeAfterSeconds * 1000;
+}
+
+async function scheduleMerges(deps: SamplerDeps, states: SampledShard[], now: number, report: TickReport) {
+  for (const [name, shards] of groupStates(states)) {
+    if (shards.every((s) => s.unmerged === 0)) continue;
+    const table = await deps.catalog.get(name);
+    if (!mergeDue(table, shards, now)) continue;
+    const gate = await gateOf(deps, 'merge', name, now);
+    if (gate) report.skipped.push({ table: name, kind: 'merge', reason: gate });
+    else report.merges.push(await deps.work.requestMerge(name, { manual: false }));
+  }
+}
+
+async function scheduleCompaction(
+  deps: SamplerDeps,
+  table: TableDef,
+  base: BaseManifest,
+  report: TickReport,
+) {
+  if (!planCompaction(base, table.settings)) return;
+  const gate = await gateOf(deps, 'compact', table.name, Date.now());
+  if (gate) report.skipped.push({ table: table.name, kind: 'compact', reason: gate });
+  else report.compactions.push(await deps.work.requestCompact(table.name));
+}
+
+async function gateOf(deps: SamplerDeps, kind: WorkKind, table: string, now: number) {
+  if (await deps.gates.isDrained(table)) return 'drained' as const;
+  if (await deps.gates.isCoolingDown(kind, table, now)) return 'cooldown' as const;
+  return null;
+}
+
+function groupByTable(marks: Array<{ table: string; shard: number }>): Map<string, number[]> {
+  const grouped = new Map<string, number[]>();
+  for (const { table, shard } of marks) grouped.set(table, [...(grouped.get(table) ?? []), shard]);
+  return grouped;
+}
+
+function groupStates(states: SampledShard[]): Map<string, SampledShard[]> {
+  const grouped = new Map<string, SampledShard[]>();
+  for (const state of states) grouped.set(state.table, [...(grouped.get(state.table) ?? []), state]);
+  return grouped;
+}

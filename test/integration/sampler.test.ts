@@ -1,0 +1,218 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { WorkKind } from '../../shared/scheduler/contracts.ts';
+import { type SamplerDeps, samplerTick } from '../../shared/scheduler/sampler.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
+
+/** The sampler's ports, recording what it asks for; the gates answer from sets the test fills. */
+function recordingPorts() {
+  const requested: Array<{ kind: WorkKind; table: string }> = [];
+  const drained = new Set<string>();
+  const cooling = new Set<string>();
+  return {
+    requested,
+    drained,
+    cooling,
+    work: {
+      requestMerge: async (table: string) => {
+        requested.push({ kind: 'merge', table });
+        return `merge-${requested.length}`;
+      },
+      requestCompact: async (table: string) => {
+        requested.push({ kind: 'compact', table });
+        return `compact-${requested.length}`;
+      },
+    },
+    gates: {
+      isDrained: async (table: string) => drained.has(table),
+      isCoolingDown: async (kind: WorkKind, table: string) => cooling.has(`${kind}/${table}`),
+    },
+  };
+}
+
+function capturingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, log: pino({ level: 'info' }, stream) };
+}
+
+describe('sampler / scheduler tick (DESIGN.md §3.5)', () => {
+  let h: Harness;
+  let ports: ReturnType<typeof recordingPorts>;
+  let captured: ReturnType<typeof capturingLogger>;
+
+  async function setup(scheduler: Record<string, number> = {}) {
+    h = await createHarness({ scheduler: { gcGraceSeconds: 3600, ...scheduler } });
+    ports = recordingPorts();
+    captured = capturingLogger();
+  }
+
+  function deps(): SamplerDeps {
+    const s = h.sluice;
+    return { ...s, index: s.samplerIndex, log: captured.log, gates: ports.gates, work: ports.work };
+  }
+
+  afterEach(() => h.close());
+
+  /** Adds `count` generations of 10 new rows each, continuing the ids of earlier calls. */
+  async function generations(table: string, count: number) {
+    const first = (await h.sluice.shardStats(table, 0)).currentGeneration - 1;
+    for (let g = first; g < first + count; g++) {
+      await writeRows(h.sluice, table, eventRows(g * 10 + 1, g * 10 + 10));
+      await h.sluice.seal(table, 0);
+      await h.sluice.flush(table, 0);
+    }
+  }
+
+  describe('merge triggers', () => {
+    beforeEach(() => setup());
+
+    it('count trigger: no merge below mergeAfterGenerations, a merge at it; merging drains pending to 0', async () => {
+      await h.createTable(
+        eventsTable('count', { settings: { mergeAfterGenerations: 3, mergeAfterSeconds: 0 } }),
+      );
+      await generations('count', 2);
+      expect((await samplerTick(deps())).merges).toEqual([]);
+      await generations('count', 1);
+      const report = await samplerTick(deps());
+      expect(report.merges).toHaveLength(1);
+      expect(ports.requested).toEqual([{ kind: 'merge', table: 'count' }]);
+      await h.sluice.merge('count');
+      expect((await h.sluice.shardStats('count', 0)).pendingGenerations).toBe(0);
+      expect((await samplerTick(deps())).merges).toEqual([]);
+      const sampled = await h.sluice.samplerIndex.all();
+      expect(sampled.find((s) => s.table === 'count')?.pending).toBe(0);
+    });
+
+    it('mergeAfterGenerations 0 turns the count trigger off while the time trigger still merges', async () => {
+      await h.createTable(
+        eventsTable('timed', { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 60 } }),
+      );
+      await generations('timed', 5);
+      expect((await samplerTick(deps())).merges).toEqual([]);
+      const report = await samplerTick(deps(), Date.now() + 61_000);
+      expect(report.merges).toHaveLength(1);
+    });
+
+    it('skips drained tables and targets in cooldown, and says so', async () => {
+      await h.createTable(eventsTable('gated', { settings: { mergeAfterGenerations: 1 } }));
+      await generations('gated', 1);
+      ports.drained.add('gated');
+      expect((await samplerTick(deps())).skipped).toEqual([
+        { table: 'gated', kind: 'merge', reason: 'drained' },
+      ]);
+      ports.drained.clear();
+      ports.cooling.add('merge/gated');
+      expect((await samplerTick(deps())).skipped).toEqual([
+        { table: 'gated', kind: 'merge', reason: 'cooldown' },
+      ]);
+      ports.cooling.clear();
+      expect((await samplerTick(deps())).merges).toHaveLength(1);
+    });
+  });
+
+  describe('pending warnings and read refusal', () => {
+    it('warns at pendingWarnGenerations and not below', async () => {
+      await setup({ pendingWarnGenerations: 3 });
+      await h.createTable(
+        eventsTable('warn', { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 } }),
+      );
+      await generations('warn', 2);
+      expect((await samplerTick(deps())).warnings).toBe(0);
+      await generations('warn', 1);
+      expect((await samplerTick(deps())).warnings).toBe(1);
+      const warning = captured.lines.find((l) => l.msg === 'pending generations high');
+      expect(warning).toMatchObject({ level: 40, table: 'warn', shard: 0, pending: 3, warnAt: 3 });
+    });
+
+    it('pendingWarnGenerations 0 never warns', async () => {
+      await setup({ pendingWarnGenerations: 0 });
+      await h.createTable(
+        eventsTable('quiet', { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 } }),
+      );
+      await generations('quiet', 4);
+      expect((await samplerTick(deps())).warnings).toBe(0);
+      expect(captured.lines.filter((l) => l.msg === 'pending generations high')).toEqual([]);
+    });
+
+    it('reads of a shard at pendingRejectGenerations answer READ_AMPLIFICATION until a merge', async () => {
+      await setup({ pendingRejectGenerations: 3 });
+      await h.createTable(
+        eventsTable('amplified', { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 } }),
+      );
+      await generations('amplified', 2);
+      expect(await readAll(h.sluice, 'amplified')).toHaveLength(20);
+      await generations('amplified', 1);
+      await expect(h.sluice.lookup('amplified', 1)).rejects.toMatchObject({
+        code: 'READ_AMPLIFICATION',
+        status: 503,
+      });
+      await expect(h.sluice.scan('amplified', { limit: 5 })).rejects.toMatchObject({
+        code: 'READ_AMPLIFICATION',
+      });
+      await h.sluice.merge('amplified');
+      expect(await readAll(h.sluice, 'amplified')).toEqual(eventRows(1, 30));
+    });
+  });
+
+  describe('reconcile and garbage collection', () => {
+    it('a Redis that forgot everything makes the next tick sweep the store and re-create lost work', async () => {
+      await setup();
+      await h.createTable(
+        eventsTable('lost', { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 } }),
+      );
+      await writeRows(h.sluice, 'lost', eventRows(1, 10));
+      await h.sluice.seal('lost', 0);
+      await forgetEverything(h);
+      const report = await samplerTick(deps());
+      expect(report.swept).toBe(true);
+      expect(await h.scheduler.flush.getJobCounts('waiting', 'delayed', 'active')).not.toEqual({
+        waiting: 0,
+        delayed: 0,
+        active: 0,
+      });
+      expect((await samplerTick(deps())).swept).toBe(false);
+    });
+
+    it('GC never deletes what a reader that began before the commit still needs, and collects it after the grace', async () => {
+      await setup({ gcGraceSeconds: 2 });
+      await h.createTable(
+        eventsTable('gc', { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 } }),
+      );
+      await generations('gc', 2);
+      const before = await h.sluice.manifests.read('gc', 0);
+      const oldPaths = before.committed.map((c) => c.path);
+      await h.sluice.merge('gc');
+      await samplerTick(deps());
+      for (const path of oldPaths) expect(await h.store.inner.head(path), path).not.toBeNull();
+      expect(await h.store.inner.head('tables/gc/shards/0/wal/00000000000000000001.arrow')).not.toBeNull();
+
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await h.sluice.samplerIndex.markDirty('gc', [0]);
+      await samplerTick(deps());
+      for (const path of oldPaths) expect(await h.store.inner.head(path), path).toBeNull();
+      expect(await h.store.inner.head('tables/gc/shards/0/wal/00000000000000000001.arrow')).toBeNull();
+      const versions = await h.sluice.manifests.listVersions('gc', 0);
+      expect(versions.length).toBeLessThan(before.version + 1);
+      expect(await readAll(h.sluice, 'gc')).toEqual(eventRows(1, 20));
+      await writeRows(h.sluice, 'gc', eventRows(21, 25));
+      await h.sluice.seal('gc', 0);
+      await h.sluice.flush('gc', 0);
+      expect(await readAll(h.sluice, 'gc')).toEqual(eventRows(1, 25));
+    });
+  });
+});
+
+/** Redis restarted empty, as far as this test's namespace can tell. */
+async function forgetEverything(h: Harness): Promise<void> {
+  for await (const keys of h.redis.scanStream({ match: `${h.config.redisPrefix}*`, count: 1000 })) {
+    if ((keys as string[]).length > 0) await h.redis.del(...(keys as string[]));
+  }
+}
