@@ -55,6 +55,9 @@ export class Sluice {
   readonly wal: WalWriter;
   readonly cache: ObjectCache;
   readonly samplerIndex: SamplerIndex;
+  readonly schedulerCounters = new SchedulerCounters();
+  readonly ledger: FailureLedger;
+  readonly drains: DrainFlags;
   private readonly tables = new Map<string, Promise<TableDef>>();
 
   constructor(deps: SluiceDeps) {

@@ -6,6 +6,7 @@
  *
  * ```
  * tables/{table}/table.json
+ * tables/{table}/drain.json          (not in DESIGN.md §2: the durable copy of the drain flag)
  * tables/{table}/shards/{shard}/wal/{seq:020}.arrow
  * tables/{table}/shards/{shard}/gen/{gen:020}.arrow
  * tables/{table}/shards/{shard}/_manifest/{ver:020}.json
@@ -45,6 +46,11 @@ export function tablePrefix(table: string): string {
 
 export function tableConfigKey(table: string): string {
   return `${tablePrefix(table)}table.json`;
+}
+
+/** Written only by shared/scheduler/drain.ts; no reader of the data path looks at it. */
+export function tableDrainKey(table: string): string {
+  return `${tablePrefix(table)}drain.json`;
 }
 
 export function shardPrefix(table: string, shard: number): string {
@@ -102,6 +108,7 @@ export function baseDeletionsKey(table: string, id: string): string {
 
 export type ObjectKey =
   | { kind: 'table-config'; table: string }
+  | { kind: 'table-drain'; table: string }
   | { kind: 'wal'; table: string; shard: number; seq: number }
   | { kind: 'generation'; table: string; shard: number; generation: number }
   | { kind: 'shard-manifest'; table: string; shard: number; version: number }
@@ -115,6 +122,7 @@ const NUMBER = `([0-9]{${WIDTH}})`;
 const ID = '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})';
 const SHAPES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => ObjectKey | null]> = [
   [new RegExp(`^tables/${NAME}/table\\.json$`), (m) => ({ kind: 'table-config', table: m[1]! })],
+  [new RegExp(`^tables/${NAME}/drain\\.json$`), (m) => ({ kind: 'table-drain', table: m[1]! })],
   [
     new RegExp(`^tables/${NAME}/shards/${SHARD}/wal/${NUMBER}\\.arrow$`),
     (m) => withNumbers(m, (shard, seq) => ({ kind: 'wal', table: m[1]!, shard, seq })),

@@ -8,6 +8,7 @@ import {
   parseObjectKey,
   shardManifestKey,
   tableConfigKey,
+  tableDrainKey,
   walKey,
   walPrefix,
 } from '../../../shared/table/paths.ts';
@@ -17,6 +18,7 @@ const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
 describe('object layout (DESIGN.md §2)', () => {
   it.each([
     [tableConfigKey('t1'), 'tables/t1/table.json', { kind: 'table-config', table: 't1' }],
+    [tableDrainKey('t1'), 'tables/t1/drain.json', { kind: 'table-drain', table: 't1' }],
     [
       walKey('t1', 3, 42),
       'tables/t1/shards/3/wal/00000000000000000042.arrow',
