@@ -46,9 +46,16 @@ export function startServer(app: Hono<Env>, config: Config, log: Logger): Promis
       // Node's own cap on receiving a whole request: a client trickling a body is cut off too.
       serverOptions: { requestTimeout: config.http.requestTimeoutMs },
     });
-    server.once('error', reject);
+    const refused = (err: Error) =>
+      reject(
+        new SluiceError('INVALID_CONFIG', `cannot listen on ${config.host}:${config.port}: ${err.message}`, {
+          host: config.host,
+          port: config.port,
+        }),
+      );
+    server.once('error', refused);
     server.once('listening', () => {
-      server.off('error', reject);
+      server.off('error', refused);
       const { port } = server.address() as AddressInfo;
       const host =
         config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;

@@ -1,8 +1,13 @@
 /**
- * Everything Sluice runs in one local process, behind one handle. Today that is the object
- * store and the Redis connection; the HTTP API and the queues' workers join them here.
+ * Everything Sluice runs in one local process, behind one handle: the object store, the
+ * Redis connection, and by SLUICE_ROLE the HTTP API (`api`), the workers of SLUICE_QUEUES
+ * (`worker`) or both (`all`).
  */
 import type { Redis } from 'ioredis';
+import { openApi } from '../../functions/app.ts';
+import { type HttpServer, startServer } from '../../functions/server.ts';
+import { openRuntime } from '../../jobs/runtime.ts';
+import { parseQueues, startWorkers } from '../../jobs/workers.ts';
 import type { Config } from '../../shared/config.ts';
 import { SluiceError } from '../../shared/errors.ts';
 import { type Logger, silentLogger } from '../../shared/log.ts';
@@ -16,6 +21,8 @@ const REDIS_PING_TIMEOUT_MS = 5_000;
 export interface LocalSluice {
   readonly store: ObjectStore;
   readonly redis: Redis;
+  /** Where the HTTP API listens; null when this process runs workers only. */
+  readonly url: string | null;
   close(): Promise<void>;
 }
 
@@ -28,14 +35,25 @@ export async function runLocal(config: Config, log: Logger = silentLogger): Prom
     await store.close();
     throw err;
   }
-  return {
-    store,
-    redis,
-    async close() {
-      await redis.quit();
-      await store.close();
-    },
+  const runtime = openRuntime(config, log, store);
+  const workers = config.role === 'api' ? null : startWorkers(runtime.sluice, parseQueues(config.queues));
+  const api = config.role === 'worker' ? null : openApi(runtime);
+  const close = async (server: HttpServer | null) => {
+    // Requests in progress finish before the workers and connections they use go away.
+    await server?.close();
+    await workers?.close();
+    await api?.close();
+    await runtime.close();
+    await redis.quit();
   };
+  let server: HttpServer | null;
+  try {
+    server = api ? await startServer(api.app, config, log) : null;
+  } catch (err) {
+    await close(null);
+    throw err;
+  }
+  return { store, redis, url: server?.url ?? null, close: () => close(server) };
 }
 
 async function connectRedis(url: string, log: Logger): Promise<Redis> {

@@ -15,7 +15,12 @@ runCli('sluice', async () => {
   const redis = await ensureRedis(config.redisUrl, log);
   try {
     const local = await runLocal({ ...config, redisUrl: redis.url }, log);
-    log.info({ storeUrl: local.store.url, redisUrl: redactRedisUrl(redis.url) }, 'sluice ready');
+    const api =
+      local.url === null ? {} : { url: local.url, try: curlLine(local.url, config.tokens.length > 0) };
+    log.info(
+      { storeUrl: local.store.url, redisUrl: redactRedisUrl(redis.url), role: config.role, ...api },
+      'sluice ready',
+    );
     const signal = await firstSignal();
     log.info({ signal }, 'shutting down');
     await local.close();
@@ -25,6 +30,12 @@ runCli('sluice', async () => {
   log.info('stopped');
   return 0;
 });
+
+function curlLine(url: string, auth: boolean): string {
+  return auth
+    ? `curl -s -H "Authorization: Bearer $SLUICE_TOKEN" ${url}/v1/tables`
+    : `curl -s ${url}/v1/tables`;
+}
 
 /** Only the first signal is handled: a second one finds no listener here and ends the process at once. */
 function firstSignal(): Promise<NodeJS.Signals> {

@@ -40,6 +40,8 @@ async function start(env: Record<string, string>): Promise<Started> {
       SLUICE_STORE_URL: `file://${store.path}`,
       SLUICE_REDIS_PREFIX: namespace.prefix,
       SLUICE_LOG_PRETTY: 'false',
+      // The API listens too: on a free port, so the test never depends on 8080 being free.
+      SLUICE_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
