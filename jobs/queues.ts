@@ -4,17 +4,20 @@
  */
 import type { ConnectionOptions, JobsOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
+import type { WorkKind } from '../shared/scheduler/contracts.ts';
 import { attemptsFor, BACKOFF_TYPE } from './retry-policy.ts';
 
 export const QUEUE = {
   seal: 'seal',
   flush: 'flush',
+  merge: 'merge',
+  compact: 'compact',
   deadLetter: 'dead-letter',
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
-export const WORKER_QUEUES = [QUEUE.seal, QUEUE.flush] as const;
+export const WORKER_QUEUES = [QUEUE.seal, QUEUE.flush, QUEUE.merge, QUEUE.compact] as const;
 export type WorkerQueue = (typeof WORKER_QUEUES)[number];
 
 /** The data of every seal and flush job: its target shard. */
@@ -25,6 +28,13 @@ export interface ShardJobData {
 
 export function shardTarget(data: ShardJobData): string {
   return `${data.table}/${data.shard}`;
+}
+
+/** The data of every merge and compaction job: its target table. */
+export interface TableJobData {
+  table: string;
+  /** Asked for by an operator (POST /v1/tables/{t}/merge) rather than by the scheduler. */
+  manual: boolean;
 }
 
 export function queueConnection(config: Config): ConnectionOptions {
@@ -62,5 +72,21 @@ export function flushJobOptions(data: ShardJobData, config: Config): JobsOptions
     attempts: attemptsFor(config.flush),
     backoff: { type: BACKOFF_TYPE },
     deduplication: { id: `flush/${shardTarget(data)}`, keepLastIfActive: true },
+  };
+}
+
+/**
+ * Merge and compaction: at most one job per (kind, table) exists (I12), folded like flush.
+ * BullMQ retries only twice (2 s, then 4 s: Lance's retryable class): the failure ledger is
+ * the durable budget (I15), and the scheduler asks again once a cooldown ends. A manual
+ * request replaces a job that is waiting out its backoff, so "merge now" means now.
+ */
+export function tableWorkJobOptions(kind: WorkKind, data: TableJobData, jobId: string): JobsOptions {
+  return {
+    ...KEEP_FINISHED,
+    jobId,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 2000 },
+    deduplication: { id: `${kind}/${data.table}`, keepLastIfActive: true, replace: data.manual },
   };
 }

@@ -4,9 +4,11 @@
  */
 import { type Job, Worker } from 'bullmq';
 import type { Sluice } from '../shared/sluice.ts';
+import { compactProcessor } from './compact.ts';
 import { DeadLetterQueue } from './dead-letter.ts';
 import { flushProcessor } from './flush.ts';
-import { QUEUE, queueConnection, type ShardJobData, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
+import { mergeProcessor } from './merge.ts';
+import { QUEUE, queueConnection, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
 import { BACKOFF_TYPE, backoffDelay } from './retry-policy.ts';
 import { sealProcessor } from './seal.ts';
 
@@ -37,19 +39,22 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
         type === BACKOFF_TYPE ? backoffDelay(attemptsMade, config.flush) : 0,
     },
   };
-  const processors: Record<
-    WorkerQueue,
-    { run: (job: Job<ShardJobData>) => Promise<unknown>; concurrency: number }
-  > = {
-    [QUEUE.seal]: { run: sealProcessor(sluice), concurrency: config.workers.sealConcurrency },
-    [QUEUE.flush]: { run: flushProcessor(sluice, deadLetters), concurrency: config.workers.flushConcurrency },
+  const { workers: sizes } = config;
+  const worker =
+    <Data>(queue: WorkerQueue, run: (job: Job<Data>) => Promise<unknown>, concurrency: number) =>
+    () =>
+      new Worker<Data>(queue, run, { ...base, concurrency });
+  const start: Record<WorkerQueue, () => Worker> = {
+    [QUEUE.seal]: worker(QUEUE.seal, sealProcessor(sluice), sizes.sealConcurrency),
+    [QUEUE.flush]: worker(QUEUE.flush, flushProcessor(sluice, deadLetters), sizes.flushConcurrency),
+    [QUEUE.merge]: worker(QUEUE.merge, mergeProcessor(sluice), sizes.mergeConcurrency),
+    [QUEUE.compact]: worker(QUEUE.compact, compactProcessor(sluice), sizes.compactConcurrency),
   };
   const workers = new Map<WorkerQueue, Worker>();
   for (const queue of queues) {
-    const { run, concurrency } = processors[queue];
-    const worker = new Worker<ShardJobData>(queue, run, { ...base, concurrency });
-    worker.on('error', (err) => sluice.log.error({ err, queue }, 'worker error'));
-    workers.set(queue, worker);
+    const running = start[queue]();
+    running.on('error', (err) => sluice.log.error({ err, queue }, 'worker error'));
+    workers.set(queue, running);
   }
   return {
     workers,

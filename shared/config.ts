@@ -103,6 +103,9 @@ export const ConfigSchema = z.object({
     .object({
       sealConcurrency: int(1).default(16),
       flushConcurrency: int(1).default(8),
+      /** Merges (and compactions) of different tables at once per worker process; one table never runs two (I12). */
+      mergeConcurrency: int(1).default(2),
+      compactConcurrency: int(1).default(1),
       /** How long a worker holds a job's lock between renewals; a dead worker's job is redelivered after it. */
       lockDurationMs: int(1000).default(30_000),
       stalledIntervalMs: int(1000).default(30_000),
@@ -170,6 +173,8 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_IDEMPOTENCY_TTL_SECONDS', 'http.idempotencyTtlSeconds'],
   ['SLUICE_SEAL_CONCURRENCY', 'workers.sealConcurrency'],
   ['SLUICE_FLUSH_CONCURRENCY', 'workers.flushConcurrency'],
+  ['SLUICE_MERGE_CONCURRENCY', 'workers.mergeConcurrency'],
+  ['SLUICE_COMPACT_CONCURRENCY', 'workers.compactConcurrency'],
   ['SLUICE_LOCK_DURATION_MS', 'workers.lockDurationMs'],
   ['SLUICE_STALLED_INTERVAL_MS', 'workers.stalledIntervalMs'],
   ['SLUICE_SHUTDOWN_GRACE_SECONDS', 'workers.shutdownGraceSeconds'],

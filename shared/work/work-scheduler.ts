@@ -11,4 +11,10 @@ export interface SealRequest {
 export interface WorkScheduler {
   requestSeal(table: string, shard: number, request: SealRequest): Promise<void>;
   requestFlush(table: string, shard: number): Promise<void>;
+  /**
+   * A merge of `table`; `manual` marks an operator's request, which no cooldown gates (I15).
+   * Returns the id of the job that will run it.
+   */
+  requestMerge(table: string, options: { manual: boolean }): Promise<string>;
+  requestCompact(table: string): Promise<string>;
 }
