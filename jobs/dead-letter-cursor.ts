@@ -1,6 +1,7 @@
 /**
- * The opaque `next` of a dead-letter page: base64url of `{"at", "id"}`, where `at` is the
- * position (oldest first) right after the last letter returned and `id` is that letter.
+ * The opaque `next` of a dead-letter page: base64url of `{"at", "id", "failedAt"}` — the
+ * position (oldest first) right after the last letter returned, that letter's id and its
+ * failure time (ms), which places the next page even after that letter was retried.
  * Only a cursor of exactly that shape is accepted (I17: a malformed one is 400).
  */
 import { SluiceError } from '../shared/errors.ts';
@@ -9,6 +10,7 @@ import { isPlainObject } from '../shared/plain-object.ts';
 export interface DeadLetterCursor {
   at: number;
   id: string;
+  failedAt: number;
 }
 
 /** BullMQ refuses `:` in a job id, and every dead-letter id is `{queue}-{jobId}`. */
@@ -19,7 +21,9 @@ export function isDeadLetterIdShape(id: string): boolean {
 }
 
 export function encodeDeadLetterCursor(cursor: DeadLetterCursor): string {
-  return Buffer.from(JSON.stringify({ at: cursor.at, id: cursor.id })).toString('base64url');
+  return Buffer.from(JSON.stringify({ at: cursor.at, id: cursor.id, failedAt: cursor.failedAt })).toString(
+    'base64url',
+  );
 }
 
 export function decodeDeadLetterCursor(text: string): DeadLetterCursor {
@@ -32,9 +36,10 @@ export function decodeDeadLetterCursor(text: string): DeadLetterCursor {
   } catch {
     throw invalid();
   }
-  if (!isPlainObject(parsed) || Object.keys(parsed).length !== 2) throw invalid();
-  const { at, id } = parsed;
+  if (!isPlainObject(parsed) || Object.keys(parsed).length !== 3) throw invalid();
+  const { at, id, failedAt } = parsed;
   if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 1) throw invalid();
   if (typeof id !== 'string' || !isDeadLetterIdShape(id)) throw invalid();
-  return { at, id };
+  if (typeof failedAt !== 'number' || !Number.isSafeInteger(failedAt) || failedAt < 0) throw invalid();
+  return { at, id, failedAt };
 }

@@ -13,7 +13,12 @@ import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 import type { Sluice } from '../shared/sluice.ts';
-import { decodeDeadLetterCursor, encodeDeadLetterCursor, isDeadLetterIdShape } from './dead-letter-cursor.ts';
+import {
+  type DeadLetterCursor,
+  decodeDeadLetterCursor,
+  encodeDeadLetterCursor,
+  isDeadLetterIdShape,
+} from './dead-letter-cursor.ts';
 import { QUEUE, queueConnection, type ShardJobData } from './queues.ts';
 
 export interface DeadLetter {
@@ -86,15 +91,19 @@ export class DeadLetterQueue {
         },
       );
     }
-    const { start, ids } = await this.window(options.after ?? null, limit);
+    const cursor = options.after ? decodeDeadLetterCursor(options.after) : null;
+    const { start, ids } = await this.window(cursor, limit);
     const shown = ids.slice(0, limit);
-    const items = await Promise.all(shown.map((id) => this.find(id)));
-    const last = shown.at(-1);
+    // A letter retried between reading its id and its job is simply not shown.
+    const found = await Promise.all(shown.map((id) => this.find(id)));
+    const lastAt = found.findLastIndex((letter) => letter !== null);
+    const last = found[lastAt];
+    const next: DeadLetterCursor = last
+      ? { at: start + lastAt + 1, id: last.id, failedAt: Date.parse(last.failedAt) }
+      : { at: start + shown.length, id: shown.at(-1)!, failedAt: cursor?.failedAt ?? 0 };
     return {
-      // A letter retried between reading its id and its job is simply not shown.
-      items: items.filter((item): item is DeadLetterItem => item !== null),
-      next:
-        ids.length > limit && last ? encodeDeadLetterCursor({ at: start + shown.length, id: last }) : null,
+      items: found.filter((letter): letter is DeadLetterItem => letter !== null),
+      next: ids.length > limit ? encodeDeadLetterCursor(next) : null,
     };
   }
 
@@ -140,16 +149,36 @@ export class DeadLetterQueue {
   }
 
   /** Up to `limit + 1` ids from where the page starts; the extra one tells whether more follow. */
-  private async window(after: string | null, limit: number): Promise<{ start: number; ids: string[] }> {
-    if (after === null) return { start: 0, ids: await this.ids(0, limit + 1) };
-    const cursor = decodeDeadLetterCursor(after);
+  private async window(
+    cursor: DeadLetterCursor | null,
+    limit: number,
+  ): Promise<{ start: number; ids: string[] }> {
+    if (cursor === null) return { start: 0, ids: await this.ids(0, limit + 1) };
     const ahead = await this.ids(cursor.at - 1, limit + 2);
     if (ahead[0] === cursor.id) return { start: cursor.at, ids: ahead.slice(1) };
-    // Letters before the cursor were retried since (or its own was): find where it went.
+    const start = await this.resumeAt(cursor);
+    return { start, ids: await this.ids(start, limit + 1) };
+  }
+
+  /**
+   * Where the page after `cursor` starts once letters at or before it were retried: right
+   * after its letter if that is still there, else at the first letter that failed no
+   * earlier than it. Letters are appended as they fail, so failure times rise along the
+   * list; of letters failing in the same millisecond one may be shown twice, none skipped.
+   */
+  private async resumeAt(cursor: DeadLetterCursor): Promise<number> {
     const before = await this.ids(0, cursor.at);
     const index = before.lastIndexOf(cursor.id);
-    const start = index === -1 ? cursor.at - 1 : index + 1;
-    return { start, ids: await this.ids(start, limit + 1) };
+    if (index !== -1) return index + 1;
+    let low = 0;
+    let high = before.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      const letter = await this.find(before[mid]!);
+      if (letter && Date.parse(letter.failedAt) < cursor.failedAt) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 
   /** `count` waiting ids from position `start`, oldest first. */
