@@ -80,10 +80,10 @@ export class FailureLedger {
     kind: WorkKind,
     target: string,
     error: unknown,
-    now = new Date(),
+    now = Date.now(),
   ): Promise<LedgerEntry> {
     const key = this.entryKey(kind, target);
-    const failure = { kind, target, error: toSluiceError(error), now };
+    const failure = { kind, target, error: toSluiceError(error), now: new Date(now) };
     for (let swap = 0; swap < MAX_SWAPS; swap++) {
       const stored = await this.deps.redis.get(key);
       const { entry, enteredCooldown } = afterFailure(parseLedgerEntry(stored), failure, this.deps.settings);
