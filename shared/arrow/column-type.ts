@@ -13,8 +13,7 @@ import {
   Int32,
   Int64,
   Precision,
-  TimestampMicrosecond,
-  TimestampMillisecond,
+  Timestamp,
   TimeUnit,
   Utf8,
 } from 'apache-arrow';
@@ -118,7 +117,8 @@ export function toArrowType(type: ColumnType): DataType {
     case 'binary':
       return new Binary();
     case 'timestamp':
-      return type.unit === 'ms' ? new TimestampMillisecond() : new TimestampMicrosecond();
+      // As the IPC reader builds it (base class, null time zone): util.compareTypes compares constructors and zones.
+      return new Timestamp(type.unit === 'ms' ? TimeUnit.MILLISECOND : TimeUnit.MICROSECOND, null);
     case 'vector':
       return new FixedSizeList(type.dim, vectorElementField());
   }
