@@ -12,12 +12,13 @@ export const QUEUE = {
   flush: 'flush',
   merge: 'merge',
   compact: 'compact',
+  sampler: 'sampler',
   deadLetter: 'dead-letter',
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
-export const WORKER_QUEUES = [QUEUE.seal, QUEUE.flush, QUEUE.merge, QUEUE.compact] as const;
+export const WORKER_QUEUES = [QUEUE.seal, QUEUE.flush, QUEUE.merge, QUEUE.compact, QUEUE.sampler] as const;
 export type WorkerQueue = (typeof WORKER_QUEUES)[number];
 
 /** The data of every seal and flush job: its target shard. */

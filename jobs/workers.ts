@@ -2,7 +2,7 @@
  * Runs the BullMQ workers of the named queues in this process. Each queue is its own
  * Worker, so a process can run any subset and each subset scales on its own.
  */
-import { type Job, Worker } from 'bullmq';
+import { type Job, Queue, Worker } from 'bullmq';
 import type { Sluice } from '../shared/sluice.ts';
 import { compactProcessor } from './compact.ts';
 import { DeadLetterQueue } from './dead-letter.ts';
@@ -10,6 +10,7 @@ import { flushProcessor } from './flush.ts';
 import { mergeProcessor } from './merge.ts';
 import { QUEUE, queueConnection, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
 import { BACKOFF_TYPE, backoffDelay } from './retry-policy.ts';
+import { samplerProcessor, scheduleSampler } from './sampler.ts';
 import { sealProcessor } from './seal.ts';
 
 export interface WorkerSet {
@@ -49,12 +50,19 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
     [QUEUE.flush]: worker(QUEUE.flush, flushProcessor(sluice, deadLetters), sizes.flushConcurrency),
     [QUEUE.merge]: worker(QUEUE.merge, mergeProcessor(sluice), sizes.mergeConcurrency),
     [QUEUE.compact]: worker(QUEUE.compact, compactProcessor(sluice), sizes.compactConcurrency),
+    [QUEUE.sampler]: worker(QUEUE.sampler, samplerProcessor(sluice), 1),
   };
   const workers = new Map<WorkerQueue, Worker>();
   for (const queue of queues) {
     const running = start[queue]();
     running.on('error', (err) => sluice.log.error({ err, queue }, 'worker error'));
     workers.set(queue, running);
+  }
+  if (queues.includes(QUEUE.sampler)) {
+    const queue = new Queue(QUEUE.sampler, { connection: base.connection, prefix: base.prefix });
+    void scheduleSampler(queue, config.scheduler.samplerIntervalSeconds)
+      .catch((err: unknown) => sluice.log.error({ err }, 'could not schedule the sampler'))
+      .finally(() => queue.close());
   }
   return {
     workers,

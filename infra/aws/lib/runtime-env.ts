@@ -1,0 +1,22 @@
+/**
+ * The SLUICE_* environment every Sluice process on AWS gets (DESIGN.md §5 names). Tokens are
+ * not here: only the HTTP functions serve requests, and they take them from SSM.
+ */
+import { Stack } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+
+export interface RuntimeEnvProps {
+  redisUrl: string;
+  redisPrefix: string;
+  storeUrl: string;
+}
+
+export function runtimeEnv(scope: Construct, props: RuntimeEnvProps): Record<string, string> {
+  return {
+    SLUICE_REDIS_URL: props.redisUrl,
+    SLUICE_REDIS_PREFIX: props.redisPrefix,
+    SLUICE_STORE_URL: props.storeUrl,
+    // The bucket lives in the stack's region; the S3 client must not guess another.
+    SLUICE_S3_REGION: Stack.of(scope).region,
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Synthesizes the Sluice stack for assertions, offline: esbuild bundles the Lambda on this
+ * machine when asked, the worker image's context is only staged (no Docker), nothing is
+ * looked up.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { LAMBDA_ENTRY } from '../../lib/repo-paths.ts';
+import { SluiceStack, type SluiceStackProps } from '../../lib/sluice-stack.ts';
+
+export const FIXTURE_ENTRY = fileURLToPath(new URL('../fixtures/lambda.ts', import.meta.url));
+/** functions/lambda.ts is bundled whenever it exists; the fixture stands in only before it does. */
+export const REAL_ENTRY_PRESENT = existsSync(LAMBDA_ENTRY);
+
+export interface Synthesized {
+  stack: SluiceStack;
+  template: Template;
+  /** The cloud assembly directory (assets staged here); removed by `cleanup`. */
+  outdir: string;
+  cleanup(): void;
+}
+
+export interface SynthOptions extends SluiceStackProps {
+  /**
+   * Bundle the Lambda with esbuild (seconds). Off, CDK skips bundling and the template is the
+   * same except for the code asset's hash: only tests of the bundle itself need it.
+   */
+  bundle?: boolean;
+  /** Run CDK's built-in CloudFormation validation, findings as errors (slow: seconds). */
+  validate?: boolean;
+  context?: Record<string, unknown>;
+}
+
+export function synthSluice(options: SynthOptions = {}): Synthesized {
+  const { bundle = false, validate = false, context = {}, ...props } = options;
+  const outdir = mkdtempSync(join(tmpdir(), 'sluice-cdk-'));
+  const app = new App({
+    outdir,
+    builtinCloudFormationValidation: validate,
+    context: {
+      ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...(validate ? { '@aws-cdk/core:validateAgainstDefaultRules': true } : {}),
+      ...context,
+    },
+  });
+  const stack = new SluiceStack(app, 'Sluice', {
+    functionsEntry: REAL_ENTRY_PRESENT ? undefined : FIXTURE_ENTRY,
+    ...props,
+  });
+  const template = Template.fromStack(stack);
+  return { stack, template, outdir, cleanup: () => rmSync(outdir, { recursive: true, force: true }) };
+}
+
+type Resource = { Type: string; Properties: Record<string, unknown>; [key: string]: unknown };
+
+export function resourcesOf(template: Template, type: string): Array<[string, Resource]> {
+  return Object.entries(template.findResources(type)) as Array<[string, Resource]>;
+}
+
+/** The one resource of `type`; fails unless there is exactly one. */
+export function onlyResource(template: Template, type: string): [string, Resource] {
+  const found = resourcesOf(template, type);
+  if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
+  return found[0]!;
+}
