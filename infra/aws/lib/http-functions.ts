@@ -29,9 +29,6 @@ export interface HttpFunctionsProps {
   environment: Record<string, string>;
   /** SLUICE_TOKENS, as a deploy-time reference (never the value itself). */
   tokens: string;
-  /** Defaults to functions/lambda.ts; its export `handler` is the Lambda handler. */
-  entry?: string;
-  invokeMode?: lambda.InvokeMode;
 }
 
 export class HttpFunctions extends Construct {
@@ -43,7 +40,7 @@ export class HttpFunctions extends Construct {
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
     this.function = new NodejsFunction(this, 'Function', {
       description: 'Sluice HTTP functions (functions/lambda.ts)',
-      entry: props.entry ?? LAMBDA_ENTRY,
+      entry: LAMBDA_ENTRY,
       handler: 'handler',
       projectRoot: REPO_ROOT,
       depsLockFilePath: LOCK_FILE,
@@ -80,7 +77,8 @@ export class HttpFunctions extends Construct {
     });
     this.url = this.function.addFunctionUrl({
       authType: lambda.FunctionUrlAuthType.NONE,
-      invokeMode: props.invokeMode ?? lambda.InvokeMode.BUFFERED,
+      // functions/lambda.ts answers with hono/aws-lambda's `handle`, which buffers.
+      invokeMode: lambda.InvokeMode.BUFFERED,
     });
     new CfnOutput(this, 'Url', { value: this.url.url, description: 'Sluice HTTP API base URL' });
   }

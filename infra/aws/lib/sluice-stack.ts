@@ -6,7 +6,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { Alarms } from './alarms.ts';
@@ -16,16 +15,12 @@ import { Network } from './network.ts';
 import { Redis } from './redis.ts';
 import { runtimeEnv } from './runtime-env.ts';
 import { DEFAULT_SETTINGS, type SluiceSettings } from './settings.ts';
-import { WORKER_GROUPS, type WorkerGroup } from './worker-groups.ts';
+import { WORKER_GROUPS } from './worker-groups.ts';
 import { workerImage } from './worker-image.ts';
 import { WorkerService } from './workers.ts';
 
 export interface SluiceStackProps extends StackProps {
   settings?: Partial<SluiceSettings>;
-  /** Lambda entry; defaults to functions/lambda.ts. */
-  functionsEntry?: string;
-  functionsInvokeMode?: lambda.InvokeMode;
-  workerGroups?: readonly WorkerGroup[];
 }
 
 export class SluiceStack extends Stack {
@@ -75,8 +70,6 @@ export class SluiceStack extends Stack {
       environment,
       // A deploy-time reference to the SSM parameter: the template holds its name, never the tokens.
       tokens: ssm.StringParameter.valueForStringParameter(this, settings.tokensParameterName),
-      entry: props.functionsEntry,
-      invokeMode: props.functionsInvokeMode,
     });
     this.data.grantStoreAccess(this.functions.function);
 
@@ -84,7 +77,7 @@ export class SluiceStack extends Stack {
     const image = workerImage(this, settings.workerImage, settings.workerArchitecture);
     const cpuArchitecture =
       settings.workerArchitecture === 'arm64' ? ecs.CpuArchitecture.ARM64 : ecs.CpuArchitecture.X86_64;
-    this.workers = (props.workerGroups ?? WORKER_GROUPS).map(
+    this.workers = WORKER_GROUPS.map(
       (group) =>
         new WorkerService(this, `Workers${group.id}`, {
           cluster,

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REQUIRE_SHIM } from '../lib/http-functions.ts';
-import { REAL_ENTRY_PRESENT, resourcesOf, synthSluice } from './support/synth.ts';
+import { resourcesOf, synthSluice } from './support/synth.ts';
 
 const synth = synthSluice({ bundle: true });
 afterAll(() => synth.cleanup());
@@ -46,55 +46,52 @@ describe('HTTP functions on Lambda', () => {
     expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
   });
 
-  it.skipIf(!REAL_ENTRY_PRESENT)(
-    'bundles functions/lambda.ts, which loads as ESM and answers GET /healthz',
-    () => {
-      const event = {
-        version: '2.0',
-        routeKey: '$default',
-        rawPath: '/healthz',
-        rawQueryString: '',
-        headers: { host: 'example.lambda-url.us-east-1.on.aws' },
-        requestContext: {
-          http: {
-            method: 'GET',
-            path: '/healthz',
-            protocol: 'HTTP/1.1',
-            sourceIp: '127.0.0.1',
-            userAgent: 't',
-          },
-          domainName: 'example.lambda-url.us-east-1.on.aws',
-          requestId: 'r1',
-          stage: '$default',
-          timeEpoch: 0,
+  it('bundles functions/lambda.ts, which loads as ESM and answers GET /healthz', () => {
+    const event = {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: '/healthz',
+      rawQueryString: '',
+      headers: { host: 'example.lambda-url.us-east-1.on.aws' },
+      requestContext: {
+        http: {
+          method: 'GET',
+          path: '/healthz',
+          protocol: 'HTTP/1.1',
+          sourceIp: '127.0.0.1',
+          userAgent: 't',
         },
-        isBase64Encoded: false,
-      };
-      const script = `
+        domainName: 'example.lambda-url.us-east-1.on.aws',
+        requestId: 'r1',
+        stage: '$default',
+        timeEpoch: 0,
+      },
+      isBase64Encoded: false,
+    };
+    const script = `
       const { handler } = await import(${JSON.stringify(pathToFileURL(bundlePath()).href)});
       const res = await handler(${JSON.stringify(event)}, {});
       process.stdout.write('RESULT ' + JSON.stringify(res) + '\\n');
       process.exit(0);`;
-      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-        encoding: 'utf8',
-        timeout: 30_000,
-        env: {
-          PATH: process.env.PATH,
-          SLUICE_TOKENS: JSON.stringify([{ name: 't', sha256: '0'.repeat(64), scopes: ['read'] }]),
-          SLUICE_STORE_URL: 's3://sluice-test-bucket/sluice',
-          SLUICE_S3_REGION: 'us-east-1',
-          // Nothing listens there: /healthz must answer without Redis.
-          SLUICE_REDIS_URL: 'redis://127.0.0.1:9',
-          SLUICE_LOG_LEVEL: 'silent',
-        },
-      });
-      const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-      expect(line, run.stderr).toBeDefined();
-      const res = JSON.parse(line!.slice('RESULT '.length)) as { statusCode: number; body: string };
-      expect(res.statusCode).toBe(200);
-      expect(JSON.parse(res.body)).toEqual({ status: 'ok' });
-    },
-  );
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: {
+        PATH: process.env.PATH,
+        SLUICE_TOKENS: JSON.stringify([{ name: 't', sha256: '0'.repeat(64), scopes: ['read'] }]),
+        SLUICE_STORE_URL: 's3://sluice-test-bucket/sluice',
+        SLUICE_S3_REGION: 'us-east-1',
+        // Nothing listens there: /healthz must answer without Redis.
+        SLUICE_REDIS_URL: 'redis://127.0.0.1:9',
+        SLUICE_LOG_LEVEL: 'silent',
+      },
+    });
+    const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+    expect(line, run.stderr).toBeDefined();
+    const res = JSON.parse(line!.slice('RESULT '.length)) as { statusCode: number; body: string };
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ status: 'ok' });
+  });
 
   it('gets the SLUICE_* environment of DESIGN.md §5, as the API role', () => {
     const env = theFunction().Environment.Variables;

@@ -3,18 +3,12 @@
  * machine when asked, the worker image's context is only staged (no Docker), nothing is
  * looked up.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { LAMBDA_ENTRY } from '../../lib/repo-paths.ts';
 import { SluiceStack, type SluiceStackProps } from '../../lib/sluice-stack.ts';
-
-export const FIXTURE_ENTRY = fileURLToPath(new URL('../fixtures/lambda.ts', import.meta.url));
-/** functions/lambda.ts is bundled whenever it exists; the fixture stands in only before it does. */
-export const REAL_ENTRY_PRESENT = existsSync(LAMBDA_ENTRY);
 
 export interface Synthesized {
   stack: SluiceStack;
@@ -30,27 +24,19 @@ export interface SynthOptions extends SluiceStackProps {
    * same except for the code asset's hash: only tests of the bundle itself need it.
    */
   bundle?: boolean;
-  /** Run CDK's built-in CloudFormation validation, findings as errors (slow: seconds). */
-  validate?: boolean;
   context?: Record<string, unknown>;
 }
 
 export function synthSluice(options: SynthOptions = {}): Synthesized {
-  const { bundle = false, validate = false, context = {}, ...props } = options;
+  const { bundle = false, context = {}, ...props } = options;
   const outdir = mkdtempSync(join(tmpdir(), 'sluice-cdk-'));
   const app = new App({
     outdir,
-    builtinCloudFormationValidation: validate,
-    context: {
-      ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
-      ...(validate ? { '@aws-cdk/core:validateAgainstDefaultRules': true } : {}),
-      ...context,
-    },
+    // CloudFormation's schema validation takes seconds per synth; offline.test.ts runs it once.
+    builtinCloudFormationValidation: false,
+    context: { ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...context },
   });
-  const stack = new SluiceStack(app, 'Sluice', {
-    functionsEntry: REAL_ENTRY_PRESENT ? undefined : FIXTURE_ENTRY,
-    ...props,
-  });
+  const stack = new SluiceStack(app, 'Sluice', props);
   const template = Template.fromStack(stack);
   return { stack, template, outdir, cleanup: () => rmSync(outdir, { recursive: true, force: true }) };
 }
