@@ -1,7 +1,7 @@
 /**
- * `tsx infra/local/with-redis.ts <command> [args…]` runs the command with SLUICE_REDIS_URL
- * set to a Redis that answers: the configured one, or a private one stopped afterwards.
- * `npm test` runs Vitest under it.
+ * `node --import tsx infra/local/with-redis.ts <command> [args…]` runs the command with
+ * SLUICE_REDIS_URL set to a Redis that answers: the configured one, or a private one
+ * stopped afterwards. `npm test` runs Vitest under it.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -15,7 +15,10 @@ const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 runCli('with-redis', async () => {
   const [command, ...args] = process.argv.slice(2);
   if (command === undefined) {
-    throw new SluiceError('INVALID_REQUEST', 'usage: tsx infra/local/with-redis.ts <command> [args…]');
+    throw new SluiceError(
+      'INVALID_REQUEST',
+      'usage: node --import tsx infra/local/with-redis.ts <command> [args…]',
+    );
   }
   const config = loadConfig();
   const redis = await ensureRedis(config.redisUrl, createCliLogger(config));

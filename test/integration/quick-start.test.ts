@@ -1,12 +1,11 @@
 /**
- * The README's first command: `npm start` (`tsx infra/local/start.ts`) comes up, says it is
- * ready, and shuts down cleanly on SIGTERM. The test runs the script's command line
- * itself: npm ends on SIGTERM without passing it on, so a signal to npm would orphan the
- * process under test.
+ * The README's first command: `npm start` (`node --import tsx infra/local/start.ts`) comes
+ * up, says it is ready, and shuts down cleanly on SIGTERM. The test runs the script's
+ * command line itself: npm ends on SIGTERM without passing it on, so a signal to npm would
+ * orphan the process under test.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, redisAnswers } from '../../infra/local/redis.ts';
@@ -33,7 +32,7 @@ async function start(env: Record<string, string>): Promise<Started> {
   const store = await createTempDir('quick-start');
   const namespace = createRedisNamespace();
   cleanups.push(store.cleanup, namespace.cleanup);
-  const child = spawn(join(repoRoot, 'node_modules/.bin/tsx'), ['infra/local/start.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
     cwd: repoRoot,
     env: {
       ...process.env,
@@ -45,7 +44,7 @@ async function start(env: Record<string, string>): Promise<Started> {
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so that a failed test can end tsx and the node process under it.
+    // Its own process group, so that a failed test can end it with anything it started.
     detached: true,
   });
   cleanups.push(async () => {
