@@ -1,0 +1,336 @@
+import type { Job, Queue } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mergeProcessor } from '../../jobs/merge.ts';
+import type { TableJobData } from '../../jobs/queues.ts';
+import { SluiceError } from '../../shared/errors.ts';
+import { runTableWork } from '../../shared/scheduler/table-work.ts';
+import { withTimeBudget } from '../../shared/scheduler/time-budget.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { captureLog } from '../support/log-capture.ts';
+import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const L0 = (table: string) => `tables/${table}/shards/*/gen/*.arrow`;
+
+describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
+  let h: Harness;
+
+  async function setup(scheduler: Record<string, number> = {}) {
+    h = await createHarness({ scheduler });
+  }
+  afterEach(() => h.close());
+
+  /** Writes rows and flushes them into a generation of their own on every shard they touch. */
+  async function generation(table: string, rows: ReturnType<typeof eventRows>) {
+    await writeRows(h.sluice, table, rows);
+    const def = await h.sluice.table(table);
+    for (let shard = 0; shard < def.shards; shard++) {
+      await h.sluice.seal(table, shard);
+      await h.sluice.flush(table, shard);
+    }
+  }
+
+  async function pending(table: string): Promise<number> {
+    const def = await h.sluice.table(table);
+    let total = 0;
+    for (let shard = 0; shard < def.shards; shard++) {
+      total += (await h.sluice.shardStats(table, shard)).pendingGenerations;
+    }
+    return total;
+  }
+
+  /** Committed generations not yet merged (pending counts sealed ones too). */
+  async function flushed(table: string): Promise<number> {
+    const def = await h.sluice.table(table);
+    let total = 0;
+    for (let shard = 0; shard < def.shards; shard++) {
+      const stats = await h.sluice.shardStats(table, shard);
+      total += stats.committed.filter((c) => c.generation > stats.mergedThrough).length;
+    }
+    return total;
+  }
+
+  /** A merge job as BullMQ would hand it to the processor, for runs the test controls. */
+  function mergeJob(table: string, overrides: Partial<Job> = {}): Job<TableJobData> {
+    const now = Date.now();
+    return {
+      id: 'test-job',
+      queueName: 'merge',
+      data: { table, manual: false },
+      attemptsMade: 0,
+      opts: { attempts: 3 },
+      timestamp: now,
+      processedOn: now,
+      ...overrides,
+    } as unknown as Job<TableJobData>;
+  }
+
+  /** The job once completed or finally failed (a failed attempt waiting out its backoff is neither). */
+  async function settled(queue: Queue, id: string): Promise<Job> {
+    return waitFor(
+      async () => {
+        const state = await queue.getJobState(id);
+        return state === 'completed' || state === 'failed' ? queue.getJob(id) : null;
+      },
+      { message: `job ${id} finished`, timeoutMs: 20_000 },
+    );
+  }
+
+  describe('I16 time budgets', () => {
+    it('no-progress watchdog aborts a merge stalled inside a store call; the abort reaches the call', async () => {
+      await setup({ mergeNoProgressSeconds: 1, mergeCeilingSeconds: 60 });
+      await h.createTable(eventsTable('stall'));
+      await generation('stall', eventRows(1, 10));
+      const stall = h.store.inject({ op: 'get', key: L0('stall'), latencyMs: 60_000 });
+      const started = Date.now();
+      const error = await mergeProcessor(h.sluice)(mergeJob('stall')).catch((err: unknown) => err);
+      const elapsed = Date.now() - started;
+      expect(stall.hits).toBe(1);
+      // The store call ended with the abort, not after its 60 s.
+      expect(elapsed).toBeGreaterThanOrEqual(950);
+      expect(elapsed).toBeLessThan(5_000);
+      expect(error).toMatchObject({ code: 'TIMEOUT', details: { budget: 'no-progress' } });
+      expect((error as SluiceError).cause).toMatchObject({ code: 'ABORTED', details: { op: 'get' } });
+      const entry = await h.sluice.ledger.get('merge', 'stall');
+      expect(entry).toMatchObject({ failures: 1, class: 'deadline', lastError: { code: 'TIMEOUT' } });
+      expect(await pending('stall')).toBe(1);
+    });
+
+    it('lock renewals are not progress: a worker-run merge stalled in a store call is aborted, then retried', async () => {
+      h = await createHarness({
+        scheduler: { mergeNoProgressSeconds: 2, mergeCeilingSeconds: 60 },
+        workers: { lockDurationMs: 1_000, stalledIntervalMs: 1_000 },
+      });
+      await h.createTable(eventsTable('renewed'));
+      await generation('renewed', eventRows(1, 10));
+      const stall = h.store.inject({ op: 'get', key: L0('renewed'), latencyMs: 60_000, times: 1 });
+      h.startWorkers(['merge']);
+      const id = await h.scheduler.requestMerge('renewed', { manual: false });
+      // The lock (1 s) is renewed every 0.5 s while the call hangs; only the 2 s no-progress limit ends it.
+      const failed = await waitFor(() => h.sluice.ledger.get('merge', 'renewed'), {
+        message: 'the stalled attempt recorded as a merge failure',
+      });
+      expect(failed).toMatchObject({ failures: 1, class: 'deadline' });
+      expect(stall.hits).toBe(1);
+      const job = await settled(h.scheduler.merge, id);
+      expect(job.attemptsMade).toBe(2);
+      expect(await job.getState()).toBe('completed');
+      expect(await pending('renewed')).toBe(0);
+      expect(await h.sluice.ledger.get('merge', 'renewed')).toBeNull();
+    });
+
+    it('the execution ceiling aborts a merge that keeps making slow progress', async () => {
+      await setup({ mergeNoProgressSeconds: 60, mergeCeilingSeconds: 1 });
+      await h.createTable(eventsTable('ceiling'));
+      for (let g = 0; g < 4; g++) await generation('ceiling', eventRows(g * 10 + 1, g * 10 + 10));
+      const slow = h.store.inject({ op: 'get', key: L0('ceiling'), latencyMs: 400 });
+      const error = await withTimeBudget({ ceilingMs: 1_000, noProgressMs: 60_000 }, 'merge', (options) =>
+        h.sluice.merge('ceiling', options),
+      ).catch((err: unknown) => err);
+      expect(error).toMatchObject({ code: 'TIMEOUT', details: { budget: 'ceiling', limitMs: 1_000 } });
+      expect(slow.hits).toBe(3);
+      expect((await h.sluice.bases.read('ceiling')).version).toBe(0);
+    });
+
+    it('a queue wait past mergeQueueBudgetSeconds is logged and counted, and the merge still runs', async () => {
+      await setup({ mergeQueueBudgetSeconds: 1 });
+      await h.createTable(eventsTable('waited'));
+      await generation('waited', eventRows(1, 5));
+      const captured = captureLog();
+      const run = (queueWaitMs: number) =>
+        runTableWork(
+          h.sluice,
+          { kind: 'merge', table: 'waited', queueWaitMs, log: captured.log },
+          (options) => h.sluice.merge('waited', options),
+        );
+      expect((await run(900)).status).toBe('done');
+      expect(h.sluice.schedulerCounters.value('queueBudgetExceeded', 'merge')).toBe(0);
+      expect(await run(2_500)).toEqual({ status: 'done', result: { merged: [], run: null } });
+      expect(h.sluice.schedulerCounters.value('queueBudgetExceeded', 'merge')).toBe(1);
+      expect(captured.warnings()).toEqual([
+        expect.objectContaining({ kind: 'merge', waitedSeconds: 2.5, budgetSeconds: 1 }),
+      ]);
+      // The processor measures the wait from the job's own times.
+      await mergeProcessor(h.sluice)(mergeJob('waited', { timestamp: Date.now() - 3_000 }));
+      expect(h.sluice.schedulerCounters.value('queueBudgetExceeded', 'merge')).toBe(2);
+    });
+  });
+
+  describe('failure ledger', () => {
+    it('I14: a merge failure is counted as a merge failure and poisons no shard', async () => {
+      await setup();
+      await h.createTable(eventsTable('failing', { shards: 2 }));
+      await generation('failing', eventRows(1, 20));
+      const broken = h.store.inject({ op: 'get', key: L0('failing'), fault: 'fail' });
+      for (let n = 1; n <= 3; n++) {
+        await expect(mergeProcessor(h.sluice)(mergeJob('failing', { attemptsMade: n - 1 }))).rejects.toThrow(
+          /STORE_UNAVAILABLE|injected/,
+        );
+      }
+      expect(await h.sluice.ledger.get('merge', 'failing')).toMatchObject({ kind: 'merge', failures: 3 });
+      expect(await h.sluice.ledger.isCoolingDown('merge', 'failing')).toBe(true);
+      expect(await h.sluice.ledger.get('compact', 'failing')).toBeNull();
+      for (let shard = 0; shard < 2; shard++) {
+        expect((await h.sluice.shardStats('failing', shard)).poison).toBeNull();
+      }
+      // Writes and flushes of the table go on.
+      await generation('failing', eventRows(21, 30));
+      broken.remove();
+      expect(await readAll(h.sluice, 'failing')).toEqual(eventRows(1, 30));
+    });
+
+    it('a missing L0 file fails at once as data-or-configuration, needs attention, and nothing is repaired', async () => {
+      await setup();
+      await h.createTable(eventsTable('missing'));
+      await generation('missing', eventRows(1, 5));
+      const [l0] = (await h.sluice.shardStats('missing', 0)).committed;
+      await h.store.delete(l0!.path);
+      const error = await mergeProcessor(h.sluice)(mergeJob('missing')).catch((err: unknown) => err);
+      // UnrecoverableError: BullMQ spends no retry on it.
+      expect(error).toMatchObject({ name: 'UnrecoverableError', cause: { code: 'DATA_MISSING' } });
+      expect(await h.sluice.ledger.get('merge', 'missing')).toMatchObject({
+        failures: 1,
+        class: 'data-or-configuration',
+        needsAttention: true,
+      });
+      expect(await h.store.head(l0!.path)).toBeNull();
+      expect((await h.sluice.shardStats('missing', 0)).poison).toBeNull();
+    });
+
+    it('I15: a manual merge runs while the table is in cooldown, and its success clears the cooldown', async () => {
+      await setup();
+      await h.createTable(eventsTable('cooling'));
+      await generation('cooling', eventRows(1, 10));
+      for (let n = 0; n < 3; n++) {
+        await h.sluice.ledger.recordFailure('merge', 'cooling', new SluiceError('STORE_UNAVAILABLE', 'down'));
+      }
+      expect(await h.sluice.ledger.isCoolingDown('merge', 'cooling')).toBe(true);
+      h.startWorkers(['merge']);
+      const id = await h.scheduler.requestMerge('cooling', { manual: true });
+      const job = await settled(h.scheduler.merge, id);
+      expect(job.data).toEqual({ table: 'cooling', manual: true });
+      expect(job.returnvalue).toMatchObject({
+        status: 'done',
+        result: { merged: [{ shard: 0, from: 1, to: 1 }] },
+      });
+      expect(await pending('cooling')).toBe(0);
+      expect(await h.sluice.ledger.isCoolingDown('merge', 'cooling')).toBe(false);
+      expect(await h.sluice.ledger.get('merge', 'cooling')).toBeNull();
+      expect((await h.sluice.ledger.listCooldowns()).items).toEqual([]);
+    });
+  });
+
+  describe('I11/I12 one job per table, idempotent', () => {
+    it('a merge killed after its commit but before the job was acked converges when it runs again', async () => {
+      await setup();
+      await h.createTable(eventsTable('redelivered', { shards: 2 }));
+      await generation('redelivered', eventRows(1, 20));
+      await generation('redelivered', eventRows(11, 30, 2));
+      const job = mergeJob('redelivered');
+      const first = await mergeProcessor(h.sluice)(job);
+      const again = await mergeProcessor(h.sluice)(job);
+      expect(first).toMatchObject({
+        status: 'done',
+        result: { merged: [expect.anything(), expect.anything()] },
+      });
+      expect(again).toEqual({ status: 'done', result: { merged: [], run: null } });
+      const base = await h.sluice.bases.read('redelivered');
+      expect(base.version).toBe(1);
+      expect(base.runs).toHaveLength(1);
+      expect(base.runs[0]!.rows).toBe(30);
+      expect(await readAll(h.sluice, 'redelivered', 7)).toEqual([
+        ...eventRows(1, 10),
+        ...eventRows(11, 30, 2),
+      ]);
+    });
+
+    it('two deliveries of one merge at once commit it once', async () => {
+      await setup();
+      await h.createTable(eventsTable('zombie'));
+      await generation('zombie', eventRows(1, 20));
+      const job = mergeJob('zombie');
+      const outcomes = await Promise.all([mergeProcessor(h.sluice)(job), mergeProcessor(h.sluice)(job)]);
+      const merged = outcomes.map((o) => (o.status === 'done' ? o.result.merged.length : -1));
+      expect(merged.sort()).toEqual([0, 1]);
+      const base = await h.sluice.bases.read('zombie');
+      expect(base.runs).toHaveLength(1);
+      expect(await readAll(h.sluice, 'zombie')).toEqual(eventRows(1, 20));
+    });
+
+    it('asking twice while a merge waits yields one job; a request while it runs is queued behind it', async () => {
+      await setup();
+      await h.createTable(eventsTable('dedup'));
+      await generation('dedup', eventRows(1, 5));
+      const first = await h.scheduler.requestMerge('dedup', { manual: false });
+      expect(await h.scheduler.requestMerge('dedup', { manual: false })).toBe(first);
+      expect(await h.scheduler.merge.getJobCounts('waiting')).toEqual({ waiting: 1 });
+      const slow = h.store.inject({ op: 'get', key: L0('dedup'), latencyMs: 1_000, times: 1 });
+      h.startWorkers(['merge']);
+      await waitFor(() => slow.hits === 1, { message: 'the first merge running' });
+      const behind = await h.scheduler.requestMerge('dedup', { manual: true });
+      expect(behind).not.toBe(first);
+      expect((await settled(h.scheduler.merge, first)).returnvalue).toMatchObject({ status: 'done' });
+      const follow = await settled(h.scheduler.merge, behind);
+      expect(follow.data).toEqual({ table: 'dedup', manual: true });
+      expect(follow.returnvalue).toEqual({ status: 'done', result: { merged: [], run: null } });
+    });
+  });
+
+  describe('drain', () => {
+    it('no merge starts while drained, writes and flushes continue, undrain resumes', async () => {
+      await setup();
+      const def = await h.createTable(eventsTable('drained', { shards: 2 }));
+      h.startWorkers(['seal', 'flush', 'merge']);
+      await h.sluice.drains.setDrain(def, true);
+      await writeRows(h.sluice, 'drained', eventRows(1, 40));
+      await waitFor(async () => (await flushed('drained')) === 2, { message: 'both shards flushed' });
+      const skipped = await settled(
+        h.scheduler.merge,
+        await h.scheduler.requestMerge('drained', { manual: false }),
+      );
+      expect(skipped.returnvalue).toEqual({ status: 'drained' });
+      expect((await h.sluice.bases.read('drained')).version).toBe(0);
+      expect(await h.sluice.ledger.get('merge', 'drained')).toBeNull();
+      expect(await readAll(h.sluice, 'drained')).toEqual(eventRows(1, 40));
+
+      await h.sluice.drains.setDrain(def, false);
+      const resumed = await settled(
+        h.scheduler.merge,
+        await h.scheduler.requestMerge('drained', { manual: false }),
+      );
+      expect(resumed.returnvalue).toMatchObject({ status: 'done' });
+      expect(await pending('drained')).toBe(0);
+      expect(await readAll(h.sluice, 'drained')).toEqual(eventRows(1, 40));
+    });
+
+    it('the merge already running when the table is drained finishes', async () => {
+      await setup();
+      const def = await h.createTable(eventsTable('running'));
+      await generation('running', eventRows(1, 10));
+      const slow = h.store.inject({ op: 'get', key: L0('running'), latencyMs: 500, times: 1 });
+      const running = mergeProcessor(h.sluice)(mergeJob('running'));
+      await waitFor(() => slow.hits === 1, { message: 'the merge reading its inputs' });
+      await h.sluice.drains.setDrain(def, true);
+      expect(await running).toMatchObject({
+        status: 'done',
+        result: { merged: [{ shard: 0, from: 1, to: 1 }] },
+      });
+      await generation('running', eventRows(11, 20));
+      expect(await mergeProcessor(h.sluice)(mergeJob('running'))).toEqual({ status: 'drained' });
+    });
+
+    it('the flag survives a Redis loss: the store copy answers when Redis has none', async () => {
+      await setup();
+      const def = await h.createTable(eventsTable('durable'));
+      expect(await h.sluice.drains.isDrained('durable')).toBe(false);
+      await h.sluice.drains.setDrain(def, true);
+      // Redis restarted empty: every key of the namespace is gone.
+      const keys = await h.redis.keys(`${h.config.redisPrefix}*`);
+      await h.redis.del(...keys);
+      expect(await h.redis.keys(`${h.config.redisPrefix}*`)).toEqual([]);
+      expect(await h.sluice.drains.isDrained('durable')).toBe(true);
+      await h.sluice.drains.setDrain(def, false);
+      expect(await h.sluice.drains.isDrained('durable')).toBe(false);
+    });
+  });
+});
