@@ -14,7 +14,9 @@ import { errorResponse, routeNotFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { deadline, type Env, requestContext } from './request.ts';
 import { rowRoutes } from './rows.ts';
+import { schedulerRoutes } from './scheduler.ts';
 import { shardRoutes } from './shards.ts';
+import { tableWorkRoutes } from './table-work.ts';
 import { tableRoutes } from './tables.ts';
 
 export interface AppDeps {
@@ -33,7 +35,15 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
   app.use(requestContext(log));
   app.use(deadline(config.http.requestTimeoutMs));
-  for (const routes of [healthRoutes, tableRoutes, rowRoutes, shardRoutes, deadLetterRoutes]) {
+  for (const routes of [
+    healthRoutes,
+    tableRoutes,
+    rowRoutes,
+    shardRoutes,
+    deadLetterRoutes,
+    tableWorkRoutes,
+    schedulerRoutes,
+  ]) {
     app.route('/', routes(api));
   }
   app.notFound(routeNotFound);

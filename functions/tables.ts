@@ -16,8 +16,7 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
   const describe = async (c: Ctx, def: TableDef) => ({
     ...tableDefToJSON(def),
-    // Draining arrives with the scheduler; until then no table is ever drained.
-    drain: false,
+    drain: await sluice.drains.isDrained(def.name, c.var.signal),
     stats: await tableStats(sluice, def, c.var.signal),
   });
 

@@ -24,6 +24,8 @@ const CODES = {
   SHARD_NOT_POISONED: { status: 409, retryable: false },
   /** A dead letter's retry, refused while its shard is poisoned: reopen the shard first. */
   SHARD_STILL_POISONED: { status: 409, retryable: false },
+  /** A manual merge of a drained table: drain means no new merge starts; undrain it first. */
+  TABLE_DRAINED: { status: 409, retryable: false },
   /** A conditional put found the object present (put-if-absent) or changed (put-if-match). */
   PRECONDITION_FAILED: { status: 409, retryable: false },
   /** I3 backstop: a commit for any generation other than the manifest's current one. */

@@ -1,0 +1,40 @@
+/**
+ * A table's background work (admin): merge now (202 with the job id; never gated by a
+ * cooldown, refused with 409 TABLE_DRAINED on a drained table) and the drain flag.
+ */
+import { Hono } from 'hono';
+import { SluiceError } from '../shared/errors.ts';
+import { requestManualMerge } from '../shared/scheduler/manual-merge.ts';
+import type { ApiDeps } from './app.ts';
+import { readJsonObject } from './body.ts';
+import { type Env, tableParam } from './request.ts';
+
+export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.post('/v1/tables/:t/merge', requireScope('admin'), async (c) => {
+    const { jobId } = await requestManualMerge(sluice, tableParam(c), c.var.signal);
+    c.var.log.info({ jobId }, 'merge requested');
+    return c.json({ jobId }, 202);
+  });
+
+  app.post('/v1/tables/:t/drain', requireScope('admin'), async (c) => {
+    const table = await sluice.table(tableParam(c));
+    const drain = drainOf(await readJsonObject(c, sluice.config.limits));
+    const state = await sluice.drains.setDrain(table, drain, c.var.signal);
+    c.var.log.warn({ drain }, drain ? 'table drained' : 'table undrained');
+    return c.json(state);
+  });
+
+  return app;
+}
+
+function drainOf(body: Record<string, unknown>): boolean {
+  const keys = Object.keys(body);
+  if (keys.length !== 1 || typeof body.drain !== 'boolean') {
+    throw new SluiceError('INVALID_REQUEST', 'the body must be {"drain": true} or {"drain": false}', {
+      properties: keys.slice(0, 10).map((k) => k.slice(0, 100)),
+    });
+  }
+  return body.drain;
+}

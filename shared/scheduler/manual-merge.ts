@@ -1,0 +1,26 @@
+/**
+ * An operator's "merge now" (POST /v1/tables/{t}/merge). No cooldown gates it (I15): asking
+ * by hand is how an operator tries again after fixing a cause. A drained table refuses it
+ * with TABLE_DRAINED, since drain means no new merge starts; refusing at the request tells
+ * the operator so, where a queued job would only have been skipped unseen.
+ */
+import { SluiceError } from '../errors.ts';
+import type { TableDef } from '../table/table-def.ts';
+import type { WorkScheduler } from '../work/work-scheduler.ts';
+import type { DrainFlags } from './drain.ts';
+
+export interface ManualMergeDeps {
+  table(name: string): Promise<TableDef>;
+  drains: DrainFlags;
+  scheduler: WorkScheduler;
+}
+
+export async function requestManualMerge(deps: ManualMergeDeps, name: string, signal?: AbortSignal) {
+  const table = await deps.table(name);
+  if (await deps.drains.isDrained(table.name, signal)) {
+    throw new SluiceError('TABLE_DRAINED', `table ${table.name} is drained: undrain it to merge`, {
+      table: table.name,
+    });
+  }
+  return { table: table.name, jobId: await deps.scheduler.requestMerge(table.name, { manual: true }) };
+}
