@@ -23,6 +23,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** `?key=` is JSON — a scalar, or an array for a composite key; text that is not JSON is a string. */
 function keyQuery(text: string): unknown {
+  // A bare integer beyond 2^53 would lose digits as a JSON number; int64 keys take it as text.
+  if (/^-?\d+$/.test(text) && !Number.isSafeInteger(Number(text))) return text;
   try {
     return JSON.parse(text);
   } catch {
