@@ -91,3 +91,6 @@ export function toSluiceError(err: unknown): SluiceError {
 export function statusOf(code: ErrorCode): number {
   return CODES[code].status;
 }
+
+/** Every code, for the documentation that lists them. */
+export const ERROR_CODES = Object.keys(CODES) as ErrorCode[];

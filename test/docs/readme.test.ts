@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import { envNames } from '../../shared/config.ts';
+import { ERROR_CODES, statusOf } from '../../shared/errors.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -19,6 +20,14 @@ describe('README', () => {
       [...readme.matchAll(/^\| `(SLUICE_[A-Z0-9_]+)` +\|/gm)].map((match) => match[1]),
     );
     expect(envNames().filter((name) => !documented.has(name))).toEqual([]);
+  });
+
+  it('lists every error code with the status it answers, and no other', () => {
+    const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((m) => [
+      m[1],
+      Number(m[2]),
+    ]);
+    expect(documented).toEqual(ERROR_CODES.map((code) => [code, statusOf(code)]));
   });
 
   it('names the pinned versions of bullmq and ioredis it explains', () => {
