@@ -45,9 +45,11 @@ export function queueConnection(config: Config): ConnectionOptions {
 const KEEP_FINISHED = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 } };
 
 /**
- * Seal: one job per shard, debounced. `keepLastIfActive` queues one follow-up when a write
- * arrives while the seal runs, so a write never waits for the next write to be sealed;
- * `reschedule` lets an urgent request pull a debounced seal forward.
+ * Seal: one job per shard, debounced from the first unsealed write: later requests fold
+ * into the waiting job without moving it, so a steady trickle of writes is still sealed
+ * every `sealDelayMs`. Only an urgent request (delay 0) reschedules the waiting job, to now.
+ * `keepLastIfActive` queues one follow-up when a write arrives while the seal runs, so a
+ * write never waits for the next write to be sealed.
  */
 export function sealJobOptions(data: ShardJobData, delayMs: number): JobsOptions {
   return {
@@ -55,7 +57,7 @@ export function sealJobOptions(data: ShardJobData, delayMs: number): JobsOptions
     delay: delayMs,
     attempts: 5,
     backoff: { type: 'exponential', delay: 200 },
-    deduplication: { id: `seal/${shardTarget(data)}`, keepLastIfActive: true, reschedule: true },
+    deduplication: { id: `seal/${shardTarget(data)}`, keepLastIfActive: true, reschedule: delayMs === 0 },
   };
 }
 

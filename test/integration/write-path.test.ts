@@ -114,6 +114,18 @@ describe('write path: WAL → seal → flush → reads', () => {
     expect(await readAll(h.sluice, 'backlog')).toEqual(eventRows(1, 60));
   });
 
+  it('a steady trickle of writes is still sealed every sealDelayMs, not only when writing pauses', async () => {
+    await h.createTable(eventsTable('trickle', { settings: { sealDelayMs: 200 } }));
+    h.startWorkers();
+    const started = Date.now();
+    for (let i = 0; Date.now() - started < 1_500; i++) {
+      await writeRows(h.sluice, 'trickle', eventRows(i * 2 + 1, i * 2 + 2));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const manifest = await h.sluice.manifests.read('trickle', 0);
+    expect(manifest.nextGeneration - 1).toBeGreaterThanOrEqual(3);
+  });
+
   it('I13: a flush run twice rewrites the same artifact and commits once', async () => {
     await h.createTable(eventsTable('twice'));
     await writeRows(h.sluice, 'twice', eventRows(1, 10));
