@@ -12,7 +12,7 @@ import { isPlainObject } from '../shared/plain-object.ts';
 import type { TableDef } from '../shared/table/table-def.ts';
 import type { Ctx } from './request.ts';
 
-export const JSON_TYPE = 'application/json';
+const JSON_TYPE = 'application/json';
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 
 export type Limits = Config['limits'];
@@ -26,7 +26,7 @@ export interface Body<T> {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export function mediaTypeOf(c: Ctx): string {
+function mediaTypeOf(c: Ctx): string {
   return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
@@ -42,7 +42,7 @@ function tooLarge(maxBytes: number): SluiceError {
   return new SluiceError('PAYLOAD_TOO_LARGE', `the body is larger than ${maxBytes} bytes`, { maxBytes });
 }
 
-export function tooManyRows(count: number, max: number): SluiceError {
+function tooManyRows(count: number, max: number): SluiceError {
   return new SluiceError('TOO_MANY_ROWS', `${count} rows in one request; at most ${max}`, { count, max });
 }
 
