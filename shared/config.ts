@@ -48,6 +48,8 @@ export const ConfigSchema = z.object({
     .prefault({}),
   host: z.string().default('127.0.0.1'),
   port: int().max(65535).default(8080),
+  /** A worker process serves /metrics and /healthz here, on `host`; 0 picks a free port. */
+  metricsPort: int().max(65535).default(9464),
   role: z.enum(['all', 'api', 'worker']).default('all'),
   queues: z.string().default('seal,flush,merge,compact,sampler'),
   tokens: z
@@ -150,6 +152,7 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_S3_SECRET_ACCESS_KEY', 's3.secretAccessKey'],
   ['SLUICE_HOST', 'host'],
   ['SLUICE_PORT', 'port'],
+  ['SLUICE_METRICS_PORT', 'metricsPort'],
   ['SLUICE_ROLE', 'role'],
   ['SLUICE_QUEUES', 'queues'],
   ['SLUICE_TOKENS', 'tokens'],
@@ -215,7 +218,12 @@ function readEnvValue(name: string, raw: string): unknown {
     try {
       return JSON.parse(raw);
     } catch (err) {
-      throw new SluiceError('INVALID_CONFIG', `${name} is not valid JSON`, { variable: name }, { cause: err });
+      throw new SluiceError(
+        'INVALID_CONFIG',
+        `${name} is not valid JSON`,
+        { variable: name },
+        { cause: err },
+      );
     }
   }
   if (BOOLEAN_ENV.has(name)) return raw === 'true' || raw === '1';
@@ -255,10 +263,7 @@ function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(extra)) {
     const current = out[key];
-    out[key] =
-      isPlainObject(current) && isPlainObject(value)
-        ? deepMerge(current, value)
-        : value;
+    out[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
   }
   return out;
 }

@@ -2,7 +2,7 @@
  * One pino root logger per process. Children carry request or job context; tokens,
  * Authorization headers and bodies are redacted wherever they appear.
  */
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 export type { Logger };
 
