@@ -274,6 +274,25 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       expect(follow.data).toEqual({ table: 'dedup', manual: true });
       expect(follow.returnvalue).toEqual({ status: 'done', result: { merged: [], run: null } });
     });
+
+    it('a manual request replaces a merge waiting out its backoff, so it runs now', async () => {
+      await setup();
+      await h.createTable(eventsTable('backoff'));
+      await generation('backoff', eventRows(1, 5));
+      h.store.inject({ op: 'get', key: L0('backoff'), fault: 'fail', times: 1 });
+      h.startWorkers(['merge']);
+      const failing = await h.scheduler.requestMerge('backoff', { manual: false });
+      await waitFor(async () => (await h.scheduler.merge.getJobState(failing)) === 'delayed', {
+        message: 'the failed merge waiting out its 2 s backoff',
+      });
+      const asked = Date.now();
+      const manual = await h.scheduler.requestMerge('backoff', { manual: true });
+      expect(manual).not.toBe(failing);
+      expect((await settled(h.scheduler.merge, manual)).returnvalue).toMatchObject({ status: 'done' });
+      expect(Date.now() - asked).toBeLessThan(1_500);
+      expect(await h.scheduler.merge.getJob(failing)).toBeUndefined();
+      expect(await pending('backoff')).toBe(0);
+    });
   });
 
   describe('drain', () => {
