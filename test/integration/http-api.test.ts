@@ -282,8 +282,11 @@ describe('HTTP API over a real server process', () => {
         const flushed = committedGenerations >= 2 && sealedGenerations === 0 && unsealedEntries === 0;
         return flushed && stats.json.sealed.length === 0 && stats.json.unsealedEntries === 0 ? stats : null;
       },
-      { message: 'the events table flushed to L0', timeoutMs: 20_000 },
-    );
+      { message: 'the events table flushed to L0', timeoutMs: 30_000 },
+    ).catch((err: Error) => {
+      const complaints = server.lines.filter((line) => line.level >= 40).slice(-5);
+      throw new Error(`${err.message}; the server's last warnings: ${JSON.stringify(complaints)}`);
+    });
     expect(shard.status).toBe(200);
     expect(shard.json).toMatchObject({ table: 'events', shard: 0, poison: null, sealed: [] });
     expect(shard.json.committed.length).toBeGreaterThan(0);

@@ -1,27 +1,13 @@
 /**
- * A Sluice worker as a real child process (`jobs/worker.ts`), with its JSON log lines
- * parsed as they arrive, so tests can wait for what it says and kill it where they want.
+ * A Sluice worker as a real child process (`jobs/worker.ts`, see logged-process.ts), the
+ * environment that points it at a test's Redis namespace and store, and what its log
+ * says about the flushes it ran.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { Config } from '../../shared/config.ts';
-import { waitFor } from './wait-for.ts';
+import { type LoggedProcess, type LogLine, spawnLogged } from './logged-process.ts';
 
-export interface LogLine {
-  time: number;
-  pid: number;
-  msg: string;
-  level: number;
-  [key: string]: unknown;
-}
-
-export interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly lines: LogLine[];
-  readonly exited: Promise<number | null>;
-  waitForLine(match: (line: LogLine) => boolean, message: string, timeoutMs?: number): Promise<LogLine>;
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
+export type { LogLine };
+export type WorkerProcess = LoggedProcess;
 
 /** Environment that points a child process at the same Redis namespace and store as `config`. */
 export function childEnv(config: Config, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -43,42 +29,7 @@ export function childEnv(config: Config, extra: Record<string, string> = {}): No
 }
 
 export async function spawnWorker(env: NodeJS.ProcessEnv, queues = 'seal,flush'): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'jobs/worker.ts', `--queues=${queues}`], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: LogLine[] = [];
-  let stderr = '';
-  createInterface({ input: child.stdout! }).on('line', (text) => {
-    try {
-      lines.push(JSON.parse(text) as LogLine);
-    } catch {
-      stderr += `${text}\n`;
-    }
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const worker: WorkerProcess = {
-    child,
-    lines,
-    exited,
-    async waitForLine(match, message, timeoutMs = 20_000) {
-      return waitFor(
-        () => {
-          if (child.exitCode !== null)
-            throw new Error(`worker exited (${child.exitCode}): ${stderr.slice(-2000)}`);
-          return lines.find(match);
-        },
-        { message, timeoutMs },
-      );
-    },
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  const worker = spawnLogged('jobs/worker.ts', [`--queues=${queues}`], env);
   await worker.waitForLine((line) => line.msg === 'workers ready', 'the worker to be ready');
   return worker;
 }
