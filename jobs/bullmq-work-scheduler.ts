@@ -10,7 +10,7 @@ import type { SealRequest, WorkScheduler } from '../shared/work/work-scheduler.t
 import {
   flushJobOptions,
   QUEUE,
-  queueConnection,
+  queueOptions,
   type ShardJobData,
   sealJobOptions,
   type TableJobData,
@@ -24,11 +24,10 @@ export class BullmqWorkScheduler implements WorkScheduler {
   readonly compact: Queue<TableJobData>;
 
   constructor(private readonly config: Config) {
-    const options = { connection: queueConnection(config), prefix: config.redisPrefix };
-    this.seal = new Queue<ShardJobData>(QUEUE.seal, options);
-    this.flush = new Queue<ShardJobData>(QUEUE.flush, options);
-    this.merge = new Queue<TableJobData>(QUEUE.merge, options);
-    this.compact = new Queue<TableJobData>(QUEUE.compact, options);
+    this.seal = new Queue<ShardJobData>(QUEUE.seal, queueOptions(config, QUEUE.seal));
+    this.flush = new Queue<ShardJobData>(QUEUE.flush, queueOptions(config, QUEUE.flush));
+    this.merge = new Queue<TableJobData>(QUEUE.merge, queueOptions(config, QUEUE.merge));
+    this.compact = new Queue<TableJobData>(QUEUE.compact, queueOptions(config, QUEUE.compact));
   }
 
   async requestSeal(table: string, shard: number, request: SealRequest): Promise<void> {

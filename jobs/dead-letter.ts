@@ -19,7 +19,7 @@ import {
   encodeDeadLetterCursor,
   isDeadLetterIdShape,
 } from './dead-letter-cursor.ts';
-import { QUEUE, queueConnection, type ShardJobData } from './queues.ts';
+import { QUEUE, queueOptions, type ShardJobData } from './queues.ts';
 
 export interface DeadLetter {
   queue: string;
@@ -56,10 +56,7 @@ export class DeadLetterQueue {
   readonly queue: Queue<DeadLetter>;
 
   constructor(config: Config) {
-    this.queue = new Queue<DeadLetter>(QUEUE.deadLetter, {
-      connection: queueConnection(config),
-      prefix: config.redisPrefix,
-    });
+    this.queue = new Queue<DeadLetter>(QUEUE.deadLetter, queueOptions(config, QUEUE.deadLetter));
   }
 
   async record(job: Job, target: string, error: SluiceError): Promise<DeadLetter> {

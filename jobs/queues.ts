@@ -1,8 +1,8 @@
 /**
- * Queue names and the options every job of a queue is added with. The name of each queue
- * is its own Redis Cluster hash tag, so all keys of one queue live on one node.
+ * Queue names, where each queue's keys live, and the options every job of a queue is
+ * added with.
  */
-import type { ConnectionOptions, JobsOptions } from 'bullmq';
+import type { ConnectionOptions, JobsOptions, QueueBaseOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
 import { attemptsFor, BACKOFF_TYPE } from './retry-policy.ts';
@@ -40,6 +40,24 @@ export interface TableJobData {
 
 export function queueConnection(config: Config): ConnectionOptions {
   return { url: config.redisUrl, maxRetriesPerRequest: null } as ConnectionOptions;
+}
+
+/**
+ * BullMQ's key prefix for one queue: Sluice's prefix, then the queue's name as a Redis
+ * Cluster hash tag (`sluice:{flush}:flush:wait`). BullMQ's Lua scripts touch several keys
+ * of a queue at once, which a cluster allows only within one slot.
+ */
+export function queuePrefix(config: Pick<Config, 'redisPrefix'>, queue: QueueName): string {
+  return `${config.redisPrefix}:{${queue}}`;
+}
+
+/** What every Queue and Worker of `queue` is constructed with. */
+export function queueOptions(
+  config: Config,
+  queue: QueueName,
+  connection: QueueBaseOptions['connection'] = queueConnection(config),
+): { connection: QueueBaseOptions['connection']; prefix: string } {
+  return { connection, prefix: queuePrefix(config, queue) };
 }
 
 const KEEP_FINISHED = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 } };

@@ -8,7 +8,7 @@ import { compactProcessor } from './compact.ts';
 import { DeadLetterQueue } from './dead-letter.ts';
 import { flushProcessor } from './flush.ts';
 import { mergeProcessor } from './merge.ts';
-import { QUEUE, queueConnection, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
+import { QUEUE, queueOptions, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
 import { BACKOFF_TYPE, backoffDelay } from './retry-policy.ts';
 import { samplerProcessor, scheduleSampler } from './sampler.ts';
 import { sealProcessor } from './seal.ts';
@@ -31,8 +31,6 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
   const { config } = sluice;
   const deadLetters = new DeadLetterQueue(config);
   const base = {
-    connection: queueConnection(config),
-    prefix: config.redisPrefix,
     lockDuration: config.workers.lockDurationMs,
     stalledInterval: config.workers.stalledIntervalMs,
     settings: {
@@ -44,7 +42,7 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
   const worker =
     <Data>(queue: WorkerQueue, run: (job: Job<Data>) => Promise<unknown>, concurrency: number) =>
     () =>
-      new Worker<Data>(queue, run, { ...base, concurrency });
+      new Worker<Data>(queue, run, { ...base, ...queueOptions(config, queue), concurrency });
   const start: Record<WorkerQueue, () => Worker> = {
     [QUEUE.seal]: worker(QUEUE.seal, sealProcessor(sluice), sizes.sealConcurrency),
     [QUEUE.flush]: worker(QUEUE.flush, flushProcessor(sluice, deadLetters), sizes.flushConcurrency),
@@ -59,7 +57,7 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
     workers.set(queue, running);
   }
   if (queues.includes(QUEUE.sampler)) {
-    const queue = new Queue(QUEUE.sampler, { connection: base.connection, prefix: base.prefix });
+    const queue = new Queue(QUEUE.sampler, queueOptions(config, QUEUE.sampler));
     void scheduleSampler(queue, config.scheduler.samplerIntervalSeconds)
       .catch((err: unknown) => sluice.log.error({ err }, 'could not schedule the sampler'))
       .finally(() => queue.close());

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../jobs/dead-letter.ts';
-import { QUEUE } from '../../jobs/queues.ts';
+import { QUEUE, queueOptions } from '../../jobs/queues.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -15,10 +15,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
 
   async function setup(overrides: Parameters<typeof createHarness>[0] = {}) {
     h = await createHarness(overrides);
-    deadLetters = new Queue<DeadLetter>(QUEUE.deadLetter, {
-      connection: { url: h.config.redisUrl },
-      prefix: h.config.redisPrefix,
-    });
+    deadLetters = new Queue<DeadLetter>(QUEUE.deadLetter, queueOptions(h.config, QUEUE.deadLetter));
   }
 
   afterEach(async () => {
