@@ -6,6 +6,7 @@
 import { Hono } from 'hono';
 import { DeadLetterQueue } from '../jobs/dead-letter.ts';
 import type { Runtime } from '../jobs/runtime.ts';
+import { registerScrapeSource } from '../jobs/scrape-source.ts';
 import { IdempotencyStore } from '../shared/idempotency.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { createAuth, type RequireScope } from './auth.ts';
@@ -56,7 +57,7 @@ export interface Api {
   close(): Promise<void>;
 }
 
-/** The app on a runtime's connections, with the dead-letter queue it inspects. */
+/** The app on a runtime's connections, with the dead-letter queue it inspects and what /metrics reads. */
 export function openApi(runtime: Runtime): Api {
   const { sluice } = runtime;
   const { config } = sluice;
@@ -66,8 +67,12 @@ export function openApi(runtime: Runtime): Api {
     // A write answered 504 may still be putting its WAL entries; its claim outlives that.
     pendingMs: config.http.requestTimeoutMs + config.wal.putTimeoutMs,
   });
+  const scrape = registerScrapeSource(sluice, runtime.redis);
   return {
     app: createApp({ sluice, deadLetters, idempotency }),
-    close: () => deadLetters.close(),
+    async close() {
+      await scrape.close();
+      await deadLetters.close();
+    },
   };
 }

@@ -1,16 +1,18 @@
 /**
  * Liveness and metrics. `/healthz` needs no token and touches nothing: it says the process
- * answers. `/metrics` is Prometheus text; the operations issue fills it.
+ * answers. `/metrics` is the process's Prometheus registry; it needs the `read` scope,
+ * because the API may face the internet and a scrape reads job counts from Redis.
  */
 import { Hono } from 'hono';
+import { registry } from '../shared/metrics.ts';
 import type { ApiDeps } from './app.ts';
 import type { Env } from './request.ts';
 
 export function healthRoutes({ requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/metrics', requireScope('read'), (c) =>
-    c.text('# no Sluice metrics are exported yet\n', 200, { 'Content-Type': 'text/plain; version=0.0.4' }),
+  app.get('/metrics', requireScope('read'), async (c) =>
+    c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType }),
   );
   return app;
 }

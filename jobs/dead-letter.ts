@@ -11,6 +11,7 @@ import type { Job } from 'bullmq';
 import { Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
+import { deadLetterCount } from '../shared/metrics.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import {
@@ -73,7 +74,11 @@ export class DeadLetterQueue {
       lastStartedAt: job.processedOn ? new Date(job.processedOn).toISOString() : null,
       failedAt: new Date().toISOString(),
     };
-    await this.queue.add(JOB_NAME, letter, { jobId: deadLetterId(letter.queue, letter.jobId) });
+    const id = deadLetterId(letter.queue, letter.jobId);
+    // A redelivered job records its letter again; the metric counts dead jobs, not recordings.
+    const known = (await this.queue.getJob(id)) !== undefined;
+    await this.queue.add(JOB_NAME, letter, { jobId: id });
+    if (!known) deadLetterCount.inc({ queue: letter.queue });
     return letter;
   }
 

@@ -7,6 +7,7 @@
 import type { Job } from 'bullmq';
 import { SluiceError, toSluiceError } from '../shared/errors.ts';
 import type { PoisonRecord } from '../shared/lsm/shard-manifest.ts';
+import { flushRetries } from '../shared/metrics.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import type { DeadLetterQueue } from './dead-letter.ts';
 import { failNow, isLastAttempt } from './job-failure.ts';
@@ -15,14 +16,16 @@ import { type ShardJobData, shardTarget } from './queues.ts';
 export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
   return async (job: Job<ShardJobData>) => {
     const { table, shard } = job.data;
-    const log = sluice.log.child({ queue: job.queueName, jobId: job.id, table, shard });
+    const jobLog = sluice.log.child({ queue: job.queueName, jobId: job.id, table, shard });
+    let log = jobLog;
     let generation: number | null = null;
     log.debug({ attempt: job.attemptsMade + 1 }, 'flush started');
     try {
       const committed = await sluice.flush(table, shard, {
         onGeneration: (g) => {
           generation = g;
-          log.debug({ generation: g }, 'flushing generation');
+          log = jobLog.child({ generation: g });
+          log.debug('flushing generation');
         },
       });
       return { committed };
@@ -38,13 +41,11 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
         throw failNow(error);
       }
       if (!isLastAttempt(job, error)) {
-        log.warn({ err: error, generation, attempt: job.attemptsMade + 1 }, 'flush failed; will retry');
+        log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'flush failed; will retry');
+        flushRetries.inc();
         throw error;
       }
-      log.error(
-        { err: error, generation, attempts: job.attemptsMade + 1 },
-        'flush cannot succeed; poisoning shard',
-      );
+      log.error({ err: error, attempts: job.attemptsMade + 1 }, 'flush cannot succeed; poisoning shard');
       const poisoned = await sluice.poison(table, shard, {
         code: error.code,
         generation,
@@ -56,7 +57,7 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
       await deadLetters.record(job, shardTarget(job.data), error);
       throw failNow(error);
     } finally {
-      log.debug({ generation }, 'flush ended');
+      log.debug('flush ended');
     }
   };
 }

@@ -10,6 +10,7 @@ import { runTableWork } from '../shared/scheduler/table-work.ts';
 import type { BudgetedWork } from '../shared/scheduler/time-budget.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { jobOutcome } from './job-failure.ts';
+import { queueWaitMs } from './queue-wait.ts';
 import type { TableJobData } from './queues.ts';
 
 export function tableWorkProcessor<T>(
@@ -29,10 +30,4 @@ export function tableWorkProcessor<T>(
       throw jobOutcome(job, toSluiceError(err));
     }
   };
-}
-
-/** Enqueue to start, less any requested delay; a retry's wait is its backoff, not the queue's. */
-function queueWaitMs(job: Job): number | null {
-  if (job.attemptsMade > 0 || job.processedOn === undefined) return null;
-  return job.processedOn - job.timestamp - (job.opts.delay ?? 0);
 }

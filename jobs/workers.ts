@@ -8,6 +8,7 @@ import { compactProcessor } from './compact.ts';
 import { DeadLetterQueue } from './dead-letter.ts';
 import { flushProcessor } from './flush.ts';
 import { mergeProcessor } from './merge.ts';
+import { observeQueueWait } from './queue-wait.ts';
 import { QUEUE, queueOptions, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
 import { BACKOFF_TYPE, backoffDelay } from './retry-policy.ts';
 import { samplerProcessor, scheduleSampler } from './sampler.ts';
@@ -42,7 +43,14 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
   const worker =
     <Data>(queue: WorkerQueue, run: (job: Job<Data>) => Promise<unknown>, concurrency: number) =>
     () =>
-      new Worker<Data>(queue, run, { ...base, ...queueOptions(config, queue), concurrency });
+      new Worker<Data>(
+        queue,
+        (job) => {
+          observeQueueWait(job);
+          return run(job);
+        },
+        { ...base, ...queueOptions(config, queue), concurrency },
+      );
   const start: Record<WorkerQueue, () => Worker> = {
     [QUEUE.seal]: worker(QUEUE.seal, sealProcessor(sluice), sizes.sealConcurrency),
     [QUEUE.flush]: worker(QUEUE.flush, flushProcessor(sluice, deadLetters), sizes.flushConcurrency),

@@ -1,10 +1,106 @@
 /**
  * The process's Prometheus registry and every Sluice metric, defined once. Labels stay
- * low-cardinality: outcomes, queue names, kinds — never tables, keys or job ids.
+ * low-cardinality: outcomes, operations, queue names, kinds — never tables, keys or job ids.
+ * An `outcome` is `ok` or the lower-cased error code (a closed set, shared/errors.ts).
  */
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { toSluiceError } from './errors.ts';
 
 export const registry = new Registry();
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Background work runs from milliseconds (an empty seal) to the merge ceiling (an hour). */
+const WORK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+const COUNT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+export function outcomeOf(err: unknown): string {
+  return toSluiceError(err).code.toLowerCase();
+}
+
+export const writeDuration = new Histogram({
+  name: 'sluice_write_duration_seconds',
+  help: 'Upserts and deletes through the domain API, from the call to the ack (or the error)',
+  labelNames: ['op', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const writeRows = new Counter({
+  name: 'sluice_write_rows_total',
+  help: 'Rows of upserts and deletes (keys), by the outcome of their request',
+  labelNames: ['op', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const walPuts = new Counter({
+  name: 'sluice_wal_puts_total',
+  help: 'Put-if-absent of WAL entries; precondition_failed is a seq already taken (another seq is tried)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const walEntryWrites = new Histogram({
+  name: 'sluice_wal_entry_writes',
+  help: 'Writes that shared one durable WAL entry: the group-commit batch size (1 with group commit off)',
+  buckets: COUNT_BUCKETS,
+  registers: [registry],
+});
+
+export const walEntryRows = new Histogram({
+  name: 'sluice_wal_entry_rows',
+  help: 'Rows in one durable WAL entry',
+  buckets: [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000],
+  registers: [registry],
+});
+
+const workDuration = (work: string, of: 'shard' | 'table') =>
+  new Histogram({
+    name: `sluice_${work}_duration_seconds`,
+    help: `Runs of ${work} of one ${of}, by outcome`,
+    labelNames: ['outcome'] as const,
+    buckets: WORK_BUCKETS,
+    registers: [registry],
+  });
+
+export const sealDuration = workDuration('seal', 'shard');
+export const flushDuration = workDuration('flush', 'shard');
+export const mergeDuration = workDuration('merge', 'table');
+export const compactDuration = workDuration('compact', 'table');
+
+export const flushRetries = new Counter({
+  name: 'sluice_flush_retries_total',
+  help: 'Failed flush attempts that BullMQ retries with backoff (I6)',
+  registers: [registry],
+});
+
+export const deadLetterCount = new Counter({
+  name: 'sluice_dead_letters_total',
+  help: 'Jobs recorded in the dead-letter queue, by the queue they failed in',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+});
+
+export const cooldowns = new Counter({
+  name: 'sluice_cooldowns_total',
+  help: 'Targets that entered a cooldown after consecutive failures (I15), by work kind',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+export const queueBudgetExceeded = new Counter({
+  name: 'sluice_queue_budget_exceeded_total',
+  help: 'Runs that waited in their queue past the queue-wait budget (I16), by work kind',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+export const queueWait = new Histogram({
+  name: 'sluice_queue_wait_seconds',
+  help: 'From a job being added (less its requested delay) to a worker starting it; first attempts only',
+  labelNames: ['queue'] as const,
+  buckets: WORK_BUCKETS,
+  registers: [registry],
+});
 
 export const pendingGenerations = new Histogram({
   name: 'sluice_pending_generations',
@@ -24,4 +120,74 @@ export const gcDeletedObjects = new Counter({
   help: 'Objects deleted by garbage collection, by kind',
   labelNames: ['kind'] as const,
   registers: [registry],
+});
+
+/** Runs `work` and observes its duration under its outcome; the error goes on unchanged. */
+export async function timed<T>(histogram: Histogram<'outcome'>, work: () => Promise<T>): Promise<T> {
+  const end = histogram.startTimer();
+  try {
+    const result = await work();
+    end({ outcome: 'ok' });
+    return result;
+  } catch (err) {
+    end({ outcome: outcomeOf(err) });
+    throw err;
+  }
+}
+
+/**
+ * What the scrape-time gauges read from Redis. Every process that serves /metrics adds one
+ * per Redis namespace it runs on (jobs/scrape-source.ts); several are summed.
+ */
+export interface ScrapeSource {
+  poisonedShards(): Promise<number>;
+  jobCounts(): Promise<Array<{ queue: string; state: string; count: number }>>;
+}
+
+const scrapeSources = new Set<ScrapeSource>();
+
+/** Returns the function that removes it again. */
+export function addScrapeSource(source: ScrapeSource): () => void {
+  scrapeSources.add(source);
+  return () => scrapeSources.delete(source);
+}
+
+/** A scrape must answer while Redis does not: its gauges then have no samples instead. */
+const SCRAPE_TIMEOUT_MS = 2_000;
+
+async function fromSources<T>(read: (source: ScrapeSource) => Promise<T>): Promise<T[] | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(resolve, SCRAPE_TIMEOUT_MS, null);
+  });
+  try {
+    return await Promise.race([Promise.all([...scrapeSources].map(read)), timeout]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const poisonedShards = new Gauge({
+  name: 'sluice_poisoned_shards',
+  help: 'Shards carrying a poison record (I7), read from Redis at scrape time',
+  registers: [registry],
+  async collect() {
+    const counts = await fromSources((source) => source.poisonedShards());
+    this.reset();
+    if (counts && counts.length > 0) this.set(counts.reduce((sum, count) => sum + count, 0));
+  },
+});
+
+export const queueJobs = new Gauge({
+  name: 'sluice_queue_jobs',
+  help: 'BullMQ jobs per queue and state, read from Redis at scrape time',
+  labelNames: ['queue', 'state'] as const,
+  registers: [registry],
+  async collect() {
+    const counts = await fromSources((source) => source.jobCounts());
+    this.reset();
+    for (const { queue, state, count } of counts?.flat() ?? []) this.inc({ queue, state }, count);
+  },
 });

@@ -18,6 +18,16 @@ import { reconcileShard, type ShardReconcile } from './lsm/reconcile.ts';
 import { type SealOutcome, sealShard } from './lsm/seal.ts';
 import { type ShardManifest, ShardManifestStore } from './lsm/shard-manifest.ts';
 import { hintsFor } from './lsm/versioned-document.ts';
+import {
+  compactDuration,
+  flushDuration,
+  mergeDuration,
+  outcomeOf,
+  sealDuration,
+  timed,
+  writeDuration,
+  writeRows,
+} from './metrics.ts';
 import { ObjectCache } from './read/object-cache.ts';
 import { lookupRow } from './read/point-lookup.ts';
 import { type ScanPage, scanRows } from './read/scan.ts';
@@ -91,12 +101,16 @@ export class Sluice {
     return loading;
   }
 
-  async append(tableName: string, rows: Table | RecordBatch): Promise<AppendResult> {
-    return appendRows(this.wal, await this.table(tableName), rows);
+  append(tableName: string, rows: Table | RecordBatch): Promise<AppendResult> {
+    return measureWrite('upsert', rows.numRows, async () =>
+      appendRows(this.wal, await this.table(tableName), rows),
+    );
   }
 
-  async delete(tableName: string, keys: readonly unknown[]): Promise<AppendResult> {
-    return deleteKeys(this.wal, await this.table(tableName), keys);
+  delete(tableName: string, keys: readonly unknown[]): Promise<AppendResult> {
+    return measureWrite('delete', keys.length, async () =>
+      deleteKeys(this.wal, await this.table(tableName), keys),
+    );
   }
 
   async lookup(tableName: string, key: unknown, signal?: AbortSignal): Promise<Table | null> {
@@ -116,18 +130,22 @@ export class Sluice {
     return shardStats(this, table, this.checkShard(table, shard));
   }
 
-  async seal(tableName: string, shard: number, signal?: AbortSignal): Promise<SealOutcome> {
-    const table = await this.table(tableName);
-    const outcome = await sealShard(this, table, this.checkShard(table, shard), signal);
-    if (outcome.sealed.length > 0) await this.samplerIndex.markDirty(table.name, [shard]);
-    return outcome;
+  seal(tableName: string, shard: number, signal?: AbortSignal): Promise<SealOutcome> {
+    return timed(sealDuration, async () => {
+      const table = await this.table(tableName);
+      const outcome = await sealShard(this, table, this.checkShard(table, shard), signal);
+      if (outcome.sealed.length > 0) await this.samplerIndex.markDirty(table.name, [shard]);
+      return outcome;
+    });
   }
 
-  async flush(tableName: string, shard: number, options?: FlushOptions): Promise<number[]> {
-    const table = await this.table(tableName);
-    const committed = await flushShard(this, table, this.checkShard(table, shard), options);
-    if (committed.length > 0) await this.samplerIndex.markDirty(table.name, [shard]);
-    return committed;
+  flush(tableName: string, shard: number, options?: FlushOptions): Promise<number[]> {
+    return timed(flushDuration, async () => {
+      const table = await this.table(tableName);
+      const committed = await flushShard(this, table, this.checkShard(table, shard), options);
+      if (committed.length > 0) await this.samplerIndex.markDirty(table.name, [shard]);
+      return committed;
+    });
   }
 
   poison(
@@ -138,20 +156,24 @@ export class Sluice {
     return poison(this, { table: tableName, shard }, reason);
   }
 
-  async merge(tableName: string, options?: MergeOptions): Promise<MergeOutcome> {
-    const outcome = await runMerge(this, await this.table(tableName), options);
-    await this.samplerIndex.markDirty(
-      tableName,
-      outcome.merged.map((r) => r.shard),
-    );
-    return outcome;
+  merge(tableName: string, options?: MergeOptions): Promise<MergeOutcome> {
+    return timed(mergeDuration, async () => {
+      const outcome = await runMerge(this, await this.table(tableName), options);
+      await this.samplerIndex.markDirty(
+        tableName,
+        outcome.merged.map((r) => r.shard),
+      );
+      return outcome;
+    });
   }
 
   /** After a compaction another may be due: the table is marked for the sampler to look again. */
-  async compact(tableName: string, options?: MergeOptions) {
-    const outcome = await runCompaction(this, await this.table(tableName), options);
-    if (outcome.run) await this.samplerIndex.markDirty(tableName, [0]);
-    return outcome;
+  compact(tableName: string, options?: MergeOptions) {
+    return timed(compactDuration, async () => {
+      const outcome = await runCompaction(this, await this.table(tableName), options);
+      if (outcome.run) await this.samplerIndex.markDirty(tableName, [0]);
+      return outcome;
+    });
   }
 
   async reopen(tableName: string, shard: number): Promise<ShardManifest> {
@@ -179,5 +201,24 @@ export class Sluice {
       });
     }
     return shard;
+  }
+}
+
+/** Latency and rows of one upsert or delete request, by its outcome. */
+async function measureWrite(
+  op: 'upsert' | 'delete',
+  rows: number,
+  write: () => Promise<AppendResult>,
+): Promise<AppendResult> {
+  const end = writeDuration.startTimer({ op });
+  let outcome = 'ok';
+  try {
+    return await write();
+  } catch (err) {
+    outcome = outcomeOf(err);
+    throw err;
+  } finally {
+    end({ outcome });
+    writeRows.inc({ op, outcome }, rows);
   }
 }

@@ -66,11 +66,18 @@ export interface AllocationLimits {
 
 export class ShardState {
   private readonly scripts: ShardScripts;
+  /**
+   * SET of `{shard}/{table}` whose poison key may be set, for counting poisoned shards
+   * without a SCAN. Added to before a poison is cached and removed from after it is
+   * cleared, so it may name a shard that is not poisoned but never misses one that is.
+   */
+  private readonly poisonedIndex: string;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {
+    this.poisonedIndex = `${prefix}:{poisoned}:shards`;
     redis.defineCommand('sluiceAllocate', { numberOfKeys: 6, lua: ALLOCATE });
     redis.defineCommand('sluiceComplete', { numberOfKeys: 6, lua: COMPLETE });
     redis.defineCommand('sluiceInitialize', { numberOfKeys: 6, lua: INITIALIZE });
@@ -130,6 +137,7 @@ export class ShardState {
     shard: number,
     state: { seqFloor: number; sealedCount: number; unsealedBytes: number; poison: PoisonRecord | null },
   ): Promise<void> {
+    if (state.poison) await this.redis.sadd(this.poisonedIndex, `${shard}/${table}`);
     await this.scripts.sluiceInitialize(
       ...shardKeyList(this.keys(table, shard)),
       state.seqFloor,
@@ -192,8 +200,27 @@ export class ShardState {
 
   async cachePoison(table: string, shard: number, poison: PoisonRecord | null): Promise<void> {
     const key = this.keys(table, shard).poison;
-    if (poison) await this.redis.set(key, JSON.stringify(poison));
-    else await this.redis.del(key);
+    const member = `${shard}/${table}`;
+    if (poison) {
+      await this.redis.sadd(this.poisonedIndex, member);
+      await this.redis.set(key, JSON.stringify(poison));
+    } else {
+      await this.redis.del(key);
+      await this.redis.srem(this.poisonedIndex, member);
+    }
+  }
+
+  /** Shards whose poison is cached, across every process on this Redis namespace. */
+  async poisonedCount(): Promise<number> {
+    const members = await this.redis.smembers(this.poisonedIndex);
+    const held = await Promise.all(
+      members.map((member) => {
+        const slash = member.indexOf('/');
+        const table = member.slice(slash + 1);
+        return this.redis.exists(this.keys(table, Number(member.slice(0, slash))).poison);
+      }),
+    );
+    return held.filter((exists) => exists === 1).length;
   }
 
   async cachedPoison(table: string, shard: number): Promise<PoisonRecord | null> {

@@ -10,6 +10,7 @@ import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { poisonedError } from '../lsm/manifest-transitions.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
+import { outcomeOf, walEntryRows, walEntryWrites, walPuts } from '../metrics.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
@@ -104,6 +105,9 @@ export class WalWriter {
     for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
       const seq = await this.allocate(table, shard);
       if (await this.putEntry(table, shard, seq, body)) {
+        // Every write brings one batch, so the batches are the writes the entry acks.
+        walEntryWrites.observe(batches.length);
+        walEntryRows.observe(rows);
         await this.afterDurable(table, shard, seq, rows, body.byteLength);
         return seq;
       }
@@ -150,8 +154,10 @@ export class WalWriter {
       await this.deps.store.putIfAbsent(key, body, {
         signal: AbortSignal.timeout(this.deps.config.wal.putTimeoutMs),
       });
+      walPuts.inc({ outcome: 'ok' });
       return true;
     } catch (err) {
+      walPuts.inc({ outcome: outcomeOf(err) });
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
         await this.deps.shardState.abandon(table.name, shard, seq).catch(() => undefined);
         throw err;
