@@ -14,7 +14,7 @@ import type { Env } from './request.ts';
 
 export type Scope = Config['tokens'][number]['scopes'][number];
 
-interface Principal {
+export interface Principal {
   name: string;
   hash: Buffer;
   scopes: ReadonlySet<Scope>;
@@ -25,12 +25,12 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export type RequireScope = (scope: Scope) => MiddlewareHandler<Env>;
 
+export function toPrincipals(tokens: Config['tokens']): Principal[] {
+  return tokens.map((t) => ({ name: t.name, hash: Buffer.from(t.sha256, 'hex'), scopes: new Set(t.scopes) }));
+}
+
 export function createAuth(tokens: Config['tokens']): RequireScope {
-  const principals: Principal[] = tokens.map((t) => ({
-    name: t.name,
-    hash: Buffer.from(t.sha256, 'hex'),
-    scopes: new Set(t.scopes),
-  }));
+  const principals = toPrincipals(tokens);
   if (principals.length === 0) return () => (_c, next) => next();
   return (scope) => async (c, next) => {
     const principal = authenticate(principals, c.req.header('authorization'));
@@ -50,11 +50,17 @@ function authenticate(principals: readonly Principal[], header: string | undefin
   if (token === undefined) {
     throw new SluiceError('UNAUTHORIZED', 'the Authorization header is not "Bearer <token>"');
   }
+  const found = findPrincipal(principals, token);
+  if (!found) throw new SluiceError('UNAUTHORIZED', 'unknown token');
+  return found;
+}
+
+/** The principal holding `token`, if any, compared in constant time against every hash. */
+export function findPrincipal(principals: readonly Principal[], token: string): Principal | undefined {
   const presented = createHash('sha256').update(token).digest();
   let found: Principal | undefined;
   for (const principal of principals) {
     if (timingSafeEqual(presented, principal.hash) && found === undefined) found = principal;
   }
-  if (!found) throw new SluiceError('UNAUTHORIZED', 'unknown token');
   return found;
 }

@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { openApi } from '../../functions/app.ts';
+import { withDashboard } from '../../functions/dashboard.ts';
 import { type HttpServer, startServer } from '../../functions/server.ts';
 import { openRuntime } from '../../jobs/runtime.ts';
 import { parseQueues, startWorkers } from '../../jobs/workers.ts';
@@ -37,7 +38,7 @@ export async function runLocal(config: Config, log: Logger = silentLogger): Prom
   }
   const runtime = openRuntime(config, log, store);
   const workers = config.role === 'api' ? null : startWorkers(runtime.sluice, parseQueues(config.queues));
-  const api = config.role === 'worker' ? null : openApi(runtime);
+  const api = config.role === 'worker' ? null : withDashboard(openApi(runtime), runtime);
   const close = async (server: HttpServer | null) => {
     // Requests in progress finish before the workers and connections they use go away.
     await server?.close();

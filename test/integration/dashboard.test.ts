@@ -1,0 +1,100 @@
+/**
+ * The dead-letter dashboard in a real browser: a shard poisoned by a store that refuses
+ * every L0 write leaves a dead letter; an admin opens `/admin/queues?token=…` in headless
+ * Chromium, goes to the dead-letter queue and reads the failure from the page. The
+ * screenshot is kept in test-artifacts/dashboard.png.
+ */
+import { mkdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApi } from '../../functions/app.ts';
+import { withDashboard } from '../../functions/dashboard.ts';
+import { type HttpServer, startServer } from '../../functions/server.ts';
+import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
+import type { Runtime } from '../../jobs/runtime.ts';
+import { type Browser, chromiumAbsent, launchBrowser } from '../support/browser.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { type TestTokens, testTokens } from '../support/http-client.ts';
+import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const SCREENSHOT = 'test-artifacts/dashboard.png';
+const absent = chromiumAbsent();
+if (absent) console.log(`skipping the dashboard browser test: ${absent}`);
+
+describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', () => {
+  let h: Harness;
+  let http: HttpServer;
+  let closeApi: () => Promise<void>;
+  let tokens: TestTokens;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    tokens = testTokens();
+    h = await createHarness({
+      flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 20 },
+      tokens: JSON.parse(tokens.env),
+      port: 0,
+    });
+    const runtime: Runtime = {
+      sluice: h.sluice,
+      scheduler: h.scheduler,
+      redis: h.redis,
+      close: async () => {},
+    };
+    const api = withDashboard(openApi(runtime), runtime);
+    closeApi = api.close;
+    http = await startServer(api.app, h.config, h.sluice.log);
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await http?.close();
+    await closeApi?.();
+    await h?.close();
+  });
+
+  it('shows the dead letter of a poisoned shard with its error, to an admin token', async () => {
+    await h.createTable(eventsTable('broken'));
+    h.store.inject({ op: 'put', key: 'tables/broken/shards/0/gen/*', fault: 'fail', permanent: true });
+    h.startWorkers();
+    await writeRows(h.sluice, 'broken', eventRows(1, 5));
+    const letters = new DeadLetterQueue(h.config);
+    const letter = await waitFor(async () => (await letters.page()).items[0], {
+      message: 'the dead letter of broken/0',
+      timeoutMs: 20_000,
+    });
+    await letters.close();
+    expect(letter).toMatchObject({ target: 'broken/0', error: { code: 'STORE_UNAVAILABLE' } });
+
+    const { page } = browser;
+    await page.goto(`${http.url}/admin/queues?token=${tokens.admin}`);
+    expect(new URL(page.url()).search).toBe('');
+    const sidebar = page.locator('#bull-board-sidebar');
+    for (const queue of ['seal', 'flush', 'merge', 'compact', 'sampler', 'dead-letter']) {
+      await sidebar.getByRole('link', { name: queue, exact: true }).waitFor();
+    }
+    await sidebar.getByRole('link', { name: 'dead-letter', exact: true }).click();
+    await page.waitForURL(/\/admin\/queues\/queue\/dead-letter$/);
+    // The job's data is shown as JSON: the error is read from its visible string values.
+    const message = page.getByText(JSON.stringify(letter.error.message), { exact: true });
+    await message.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await message.textContent()).toBe(`"${letter.error.message}"`);
+    await page.getByText('"STORE_UNAVAILABLE"', { exact: true }).waitFor({ state: 'visible' });
+    // The page's own requests ride on the session cookie: every queue is read-only, and a
+    // mutation bull-board would send is refused (retries go through the API alone).
+    const seen = await page.evaluate(async () => {
+      const queues = (await (await fetch('api/queues')).json()) as {
+        queues: Array<{ name: string; readOnlyMode: boolean; allowRetries: boolean }>;
+      };
+      const retry = await fetch('api/queues/dead-letter/retry/waiting', { method: 'PUT' });
+      return { queues: queues.queues, retry: retry.status };
+    });
+    expect(seen.queues.map((q) => [q.name, q.readOnlyMode, q.allowRetries]).sort()).toEqual(
+      ['compact', 'dead-letter', 'flush', 'merge', 'sampler', 'seal'].map((name) => [name, true, false]),
+    );
+    expect(seen.retry).toBe(403);
+    await mkdir('test-artifacts', { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  });
+});
