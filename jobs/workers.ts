@@ -4,6 +4,7 @@
  */
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Sluice } from '../shared/sluice.ts';
+import { ActiveJobs } from './active-jobs.ts';
 import { compactProcessor } from './compact.ts';
 import { DeadLetterQueue } from './dead-letter.ts';
 import { flushProcessor } from './flush.ts';
@@ -16,7 +17,7 @@ import { sealProcessor } from './seal.ts';
 
 export interface WorkerSet {
   readonly workers: ReadonlyMap<WorkerQueue, Worker>;
-  /** Stops taking jobs, lets active ones finish within `graceMs`, then closes. */
+  /** Stops taking jobs, lets active ones finish within `graceMs`, hands back those still running, then closes. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -31,6 +32,7 @@ export function parseQueues(list: string): WorkerQueue[] {
 export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): WorkerSet {
   const { config } = sluice;
   const deadLetters = new DeadLetterQueue(config);
+  const active = new ActiveJobs();
   const base = {
     lockDuration: config.workers.lockDurationMs,
     stalledInterval: config.workers.stalledIntervalMs,
@@ -45,9 +47,9 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
     () =>
       new Worker<Data>(
         queue,
-        (job) => {
+        (job, token) => {
           observeQueueWait(job);
-          return run(job);
+          return active.run(job, token, () => run(job));
         },
         { ...base, ...queueOptions(config, queue), concurrency },
       );
@@ -75,10 +77,7 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
     async close(graceMs = config.workers.shutdownGraceSeconds * 1000) {
       const closing = Promise.all([...workers.values()].map((w) => w.close()));
       const forced = new Promise<'timeout'>((resolve) => setTimeout(resolve, graceMs, 'timeout').unref());
-      if ((await Promise.race([closing, forced])) === 'timeout') {
-        // Past the grace period the active jobs are handed back: their locks lapse and another worker takes them.
-        await Promise.all([...workers.values()].map((w) => w.close(true)));
-      }
+      if ((await Promise.race([closing, forced])) === 'timeout') await active.handBack(sluice.log);
       await deadLetters.close();
     },
   };
