@@ -44,6 +44,7 @@ export interface TickReport {
   compactions: string[];
   skipped: Array<{ table: string; kind: WorkKind; reason: 'drained' | 'cooldown' }>;
   warnings: number;
+  poisonedShards: number;
 }
 
 /** A full sweep this often even when nothing seems lost: the safety net under the dirty marks. */
@@ -81,6 +82,7 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
   }
   const all = await deps.index.all();
   report.warnings = observePending(deps, all);
+  report.poisonedShards = all.filter((s) => s.poisoned).length;
   await scheduleMerges(deps, all, now, report);
   return report;
 }
