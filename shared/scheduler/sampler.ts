@@ -58,6 +58,7 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     compactions: [],
     skipped: [],
     warnings: 0,
+    poisonedShards: 0,
   };
   if (await deps.index.sweepDue(now, SWEEP_EVERY_MS)) {
     await sweep(deps);
