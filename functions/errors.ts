@@ -18,6 +18,8 @@ export function errorResponse(err: unknown, c: Ctx): Response {
     c.header('Retry-After', String(error.details.retryAfterSeconds ?? 1));
   }
   if (error.code === 'UNAUTHORIZED') c.header('WWW-Authenticate', 'Bearer realm="sluice"');
+  // The rest of a refused body was never read: this connection cannot carry another request.
+  if (error.code === 'PAYLOAD_TOO_LARGE') c.header('Connection', 'close');
   return c.json({ error: error.toJSON() }, error.status as ContentfulStatusCode);
 }
 

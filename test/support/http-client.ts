@@ -42,7 +42,8 @@ export function httpClient(baseUrl: string): Call {
       if (contentType) headers['content-type'] = contentType;
       if (options.token) headers.authorization = `Bearer ${options.token}`;
       if (body !== undefined && !options.chunked) headers['content-length'] = String(Buffer.byteLength(body));
-      const req = request({ host: hostname, port, method, path, headers }, (res) => {
+      // A connection per request: a kept-alive socket the server is just closing would fail the next case.
+      const req = request({ host: hostname, port, method, path, headers, agent: false }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
