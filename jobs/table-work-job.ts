@@ -28,6 +28,8 @@ export function tableWorkProcessor<T>(
       );
     } catch (err) {
       throw jobOutcome(job, toSluiceError(err));
+    } finally {
+      log.debug(`${kind} ended`);
     }
   };
 }
