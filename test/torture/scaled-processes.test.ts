@@ -82,7 +82,7 @@ describe('one API process and workers scaled per queue group (torture)', () => {
       ...groups.map((queues) => spawnWorker(env, queues)),
     ]);
     api = server!;
-    for (const [i, queues] of groups.entries()) (workers[queues] ??= []).push(started[i]!);
+    for (const [i, queues] of groups.entries()) workers[queues] = [...(workers[queues] ?? []), started[i]!];
     call = httpClient(api.url);
   });
 
@@ -98,7 +98,8 @@ describe('one API process and workers scaled per queue group (torture)', () => {
     for (;;) {
       const reply = await call('POST', `/v1/tables/${TABLE}/rows`, { token: tokens.write, json: { rows } });
       if (reply.status === 200) return;
-      if (reply.status !== 429 && reply.status !== 503) throw new Error(`write: ${reply.status} ${reply.bytes}`);
+      if (reply.status !== 429 && reply.status !== 503)
+        throw new Error(`write: ${reply.status} ${reply.bytes}`);
       await sleep(Number(reply.headers['retry-after'] ?? 1) * 100);
     }
   }
