@@ -42,7 +42,8 @@ export class DashboardSessions {
     );
   }
 
+  /** Under the `{dashboard}` hash tag, like every key family (README, Redis Cluster). */
   private key(id: string): string {
-    return `${this.prefix}:dashboard-session:${createHash('sha256').update(id).digest('hex')}`;
+    return `${this.prefix}:{dashboard}:session:${createHash('sha256').update(id).digest('hex')}`;
   }
 }

@@ -5,6 +5,7 @@
  * HEAD passes; neither the token nor the session id is ever logged. The Lambda app has no
  * dashboard at all.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApi } from '../../functions/app.ts';
 import { createHarness } from '../support/harness.ts';
@@ -12,6 +13,8 @@ import { type Call, httpClient, type Reply, type TestTokens, testTokens } from '
 import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
 import { type ServerProcess, spawnServer } from '../support/server-process.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function sessionCookie(reply: Reply): { value: string; attributes: string[] } {
   const header = [reply.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('sluice_dashboard='));
@@ -124,13 +127,26 @@ describe('dashboard access (API process)', () => {
     expect((await call('HEAD', '/admin/queues', { token: tokens.admin })).status).toBe(200);
   });
 
+  it('keeps in Redis only the sha256 of a session id, under the {dashboard} hash tag, expiring', async () => {
+    const session = sessionCookie(await call('GET', `/admin/queues?token=${tokens.admin}`)).value;
+    const key = `${namespace.prefix}:{dashboard}:session:${sha256(session)}`;
+    const redis = namespace.connect();
+    expect(await redis.get(key)).toBe(JSON.stringify({ name: 'admin', sha256: sha256(tokens.admin) }));
+    expect(await redis.ttl(key)).toBeGreaterThan(28_000);
+    const stored = await redis.keys(`${namespace.prefix}:{dashboard}:*`);
+    expect(stored.join()).not.toContain(session);
+  });
+
   it('never logs a token or a session id', async () => {
     const exchanged = await call('GET', `/admin/queues?token=${tokens.admin}`, {
       headers: { 'x-request-id': 'dashboard-exchange' },
     });
     const session = sessionCookie(exchanged).value;
-    await call('GET', '/admin/queues', { headers: { cookie: `sluice_dashboard=${session}` } });
-    expect(server.lines.some((line) => line.reqId === 'dashboard-exchange')).toBe(true);
+    await call('GET', '/admin/queues', {
+      headers: { cookie: `sluice_dashboard=${session}`, 'x-request-id': 'dashboard-session' },
+    });
+    await server.waitForLine((line) => line.reqId === 'dashboard-exchange', 'the exchange logged');
+    await server.waitForLine((line) => line.reqId === 'dashboard-session', 'the session request logged');
     const everything = JSON.stringify(server.lines);
     for (const secret of [tokens.read, tokens.write, tokens.admin, tokens.all, session]) {
       expect(everything).not.toContain(secret);
