@@ -5,6 +5,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SluiceError } from '../shared/errors.ts';
 import { registry } from '../shared/metrics.ts';
 
 export interface MetricsServer {
@@ -25,9 +26,17 @@ export function startMetricsServer(host: string, port: number): Promise<MetricsS
     );
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (err: Error) =>
+      reject(
+        new SluiceError(
+          'INVALID_CONFIG',
+          `cannot serve metrics on ${host}:${port}: ${err.message} (SLUICE_METRICS_PORT=0 picks a free port)`,
+          { host, port },
+        ),
+      );
+    server.once('error', refused);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       const bound = (server.address() as AddressInfo).port;
       resolve({
         url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,

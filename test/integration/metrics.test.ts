@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openApi } from '../../functions/app.ts';
 import { type HttpServer, startServer } from '../../functions/server.ts';
+import { startMetricsServer } from '../../jobs/metrics-server.ts';
 import { QUEUE } from '../../jobs/queues.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { registry } from '../../shared/metrics.ts';
@@ -148,6 +149,16 @@ describe('/metrics', () => {
     expect([...tags].filter((tag) => !expected.includes(tag))).toEqual([]);
     for (const tag of [QUEUE.seal, QUEUE.flush, 'tagged/0', 'tagged']) expect(tags).toContain(tag);
     expect(keys.some((redisKey) => redisKey.startsWith(`${h.config.redisPrefix}:{flush}:flush:`))).toBe(true);
+  });
+
+  it("a worker's metrics port in use stops it with a clear error", async () => {
+    const taken = await startMetricsServer('127.0.0.1', 0);
+    cleanups.push(() => taken.close());
+    const port = Number(new URL(taken.url).port);
+    await expect(startMetricsServer('127.0.0.1', port)).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringContaining('SLUICE_METRICS_PORT'),
+    });
   });
 
   it('a worker process serves its own /metrics and /healthz, with the flushes it ran', async () => {

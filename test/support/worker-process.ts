@@ -24,6 +24,8 @@ export function childEnv(config: Config, extra: Record<string, string> = {}): No
     SLUICE_LOCK_DURATION_MS: String(config.workers.lockDurationMs),
     SLUICE_STALLED_INTERVAL_MS: String(config.workers.stalledIntervalMs),
     SLUICE_SHUTDOWN_GRACE_SECONDS: String(config.workers.shutdownGraceSeconds),
+    // Several workers of one test share this host: each serves its metrics on a port of its own.
+    SLUICE_METRICS_PORT: '0',
     ...extra,
   };
 }
