@@ -46,18 +46,59 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
         throw error;
       }
       log.error({ err: error, attempts: job.attemptsMade + 1 }, 'flush cannot succeed; poisoning shard');
-      const poisoned = await sluice.poison(table, shard, {
-        code: error.code,
-        generation,
-        cause: error.message,
-        jobId: String(job.id),
-      });
-      if (!poisoned.durable)
-        log.error({ err: poisoned.error }, 'poison recorded in Redis only: the store refused it');
-      await deadLetters.record(job, shardTarget(job.data), error);
+      await failStop(sluice, deadLetters, job, error, generation);
       throw failNow(error);
     } finally {
       log.debug('flush ended');
     }
   };
+}
+
+/** I6/I7: the shard is poisoned (durably when the store allows) and the job dead-lettered. */
+async function failStop(
+  sluice: Sluice,
+  deadLetters: DeadLetterQueue,
+  job: Job<ShardJobData>,
+  error: SluiceError,
+  generation: number | null,
+): Promise<void> {
+  const { table, shard } = job.data;
+  const poisoned = await sluice.poison(table, shard, {
+    code: error.code,
+    generation,
+    cause: error.message,
+    jobId: String(job.id),
+  });
+  if (!poisoned.durable) {
+    sluice.log.error(
+      { err: poisoned.error, table, shard },
+      'poison recorded in Redis only: the store refused it',
+    );
+  }
+  await deadLetters.record(job, shardTarget(job.data), error);
+}
+
+/**
+ * A flush can also fail for good where its processor never sees it: a job that stalled
+ * more than BullMQ allows (its worker kept dying mid-flush, e.g. out of memory) is failed
+ * by BullMQ itself. The worker's `failed` event applies the same fail-stop then.
+ */
+export function flushFailureHandler(sluice: Sluice, deadLetters: DeadLetterQueue) {
+  return async (job: Job<ShardJobData> | undefined, err: Error): Promise<void> => {
+    if (!job || !isFinalFailure(job, err) || err.message.startsWith('SHARD_POISONED')) return;
+    const manifest = await sluice.manifests.read(job.data.table, job.data.shard);
+    const cached = await sluice.shardState.cachedPoison(job.data.table, job.data.shard);
+    if (manifest.poison || cached) return;
+    const error = new SluiceError(
+      'INTERNAL',
+      `flush failed outside its processor: ${err.message}`,
+      {},
+      { cause: err },
+    );
+    await failStop(sluice, deadLetters, job, error, manifest.sealed[0]?.generation ?? null);
+  };
+}
+
+function isFinalFailure(job: Job, err: Error): boolean {
+  return err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
 }

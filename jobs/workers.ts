@@ -7,7 +7,7 @@ import type { Sluice } from '../shared/sluice.ts';
 import { ActiveJobs } from './active-jobs.ts';
 import { compactProcessor } from './compact.ts';
 import { DeadLetterQueue } from './dead-letter.ts';
-import { flushProcessor } from './flush.ts';
+import { flushFailureHandler, flushProcessor } from './flush.ts';
 import { mergeProcessor } from './merge.ts';
 import { observeQueueWait } from './queue-wait.ts';
 import { QUEUE, queueOptions, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
@@ -66,6 +66,12 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
     running.on('error', (err) => sluice.log.error({ err, queue }, 'worker error'));
     workers.set(queue, running);
   }
+  const flushFailed = flushFailureHandler(sluice, deadLetters);
+  workers.get(QUEUE.flush)?.on('failed', (job, err) => {
+    flushFailed(job, err).catch((failure: unknown) =>
+      sluice.log.error({ err: failure }, 'flush fail-stop failed'),
+    );
+  });
   if (queues.includes(QUEUE.sampler)) {
     const queue = new Queue(QUEUE.sampler, queueOptions(config, QUEUE.sampler));
     void scheduleSampler(queue, config.scheduler.samplerIntervalSeconds)

@@ -54,7 +54,7 @@ export async function flushShard(
       (m) => commitGeneration(m, next.generation, artifact),
       options.signal,
     );
-    await deps.shardState.setSealedCount(table.name, shard, after.sealed.length);
+    await deps.shardState.setSealedCount(table.name, shard, after.sealed.length, after.version);
     if (changed) committed.push(next.generation);
   }
 }

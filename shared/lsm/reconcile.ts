@@ -1,13 +1,13 @@
 /**
  * Rebuilds work that Redis lost (after a restart it comes back empty, or a job was removed):
- * seeds the shard's Redis state from the store, asks for a seal when WAL entries wait past
+ * re-syncs the shard's Redis state with the store, asks for a seal when WAL entries wait past
  * the last seal, and for a flush when sealed generations wait. Asking is idempotent, so a
  * sweep over healthy shards queues nothing new.
  */
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { listWalAfter } from '../wal/frontier.ts';
-import { initializeShard } from '../wal/shard-init.ts';
+import { syncShard } from '../wal/shard-sync.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import type { ShardManifestStore } from './shard-manifest.ts';
 
@@ -21,7 +21,6 @@ export interface ReconcileDeps {
 export interface ShardReconcile {
   table: string;
   shard: number;
-  initialized: boolean;
   sealRequested: boolean;
   flushRequested: boolean;
 }
@@ -31,10 +30,9 @@ export async function reconcileShard(
   table: string,
   shard: number,
 ): Promise<ShardReconcile> {
-  const initialized = !(await deps.shardState.isInitialized(table, shard));
-  if (initialized) await initializeShard(deps, table, shard);
+  await syncShard(deps, table, shard);
   const manifest = await deps.manifests.read(table, shard);
-  const outcome = { table, shard, initialized, sealRequested: false, flushRequested: false };
+  const outcome = { table, shard, sealRequested: false, flushRequested: false };
   if (manifest.poison) return outcome;
   const unsealed = await listWalAfter(deps.store, table, shard, manifest.sealedThrough);
   if (unsealed.length > 0) {

@@ -79,6 +79,7 @@ export async function sealShard(
       await deps.shardState.recordSeal(table.name, shard, {
         bytes: generations.reduce((sum, g) => sum + g.walBytes, 0),
         sealedCount: committed.sealed.length,
+        manifestVersion: committed.version,
         seqs: entries.map((e) => e.seq),
       });
     }

@@ -1,6 +1,7 @@
 /**
  * What a read sees (DESIGN.md §3.6), as sorted runs newest first: per shard the WAL tail
- * after the cursor (up to the highest seq allocated when the read began) and the committed
+ * after the cursor (every entry listed is durable, so entries that landed after the read
+ * began may be seen too, never one that is not durable) and the committed
  * L0 generations above the base watermark, then the base runs. Every write acked before
  * the read began is in one of them (I10): the base manifest is read before the shard
  * manifests, so a generation is either above the watermark read here or in a run of that
@@ -73,7 +74,6 @@ async function shardRuns(
   watermark: number,
   signal?: AbortSignal,
 ): Promise<{ manifest: ShardManifest; runs: SortedRun[] }> {
-  const allocated = await deps.shardState.allocatedThrough(table.name, shard);
   const manifest = await deps.manifests.read(table.name, shard, signal);
   await assertShardOpen(deps.shardState, manifest);
   const unmerged = manifest.committed.filter((c) => c.generation > watermark);
@@ -90,9 +90,7 @@ async function shardRuns(
       },
     );
   }
-  const tail = (await listWalAfter(deps.store, table.name, shard, manifest.walCursor, signal)).filter(
-    (entry) => allocated === null || entry.seq <= allocated,
-  );
+  const tail = await listWalAfter(deps.store, table.name, shard, manifest.walCursor, signal);
   const codec = keyCodecFor(table.schema);
   const walRuns = await Promise.all(
     tail.map(async ({ seq }) => {

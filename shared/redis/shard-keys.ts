@@ -13,10 +13,10 @@ export interface ShardKeys {
   unsealedBytes: string;
   /** Sealed generations not yet flushed (I18). */
   sealedCount: string;
+  /** Manifest version `sealedCount` was taken from: an older one never overwrites a newer one. */
+  sealedVersion: string;
   /** JSON poison record cached from the shard manifest (I7). */
   poison: string;
-  /** Lease held by the one flush of this shard that makes progress (I12). */
-  flushLease: string;
 }
 
 export function shardKeys(prefix: string, table: string, shard: number): ShardKeys {
@@ -27,12 +27,20 @@ export function shardKeys(prefix: string, table: string, shard: number): ShardKe
     walRows: `${base}:wal-rows`,
     unsealedBytes: `${base}:unsealed-bytes`,
     sealedCount: `${base}:sealed-count`,
+    sealedVersion: `${base}:sealed-version`,
     poison: `${base}:poison`,
-    flushLease: `${base}:flush-lease`,
   };
 }
 
 /** The order in which the Lua scripts take their KEYS. */
 export function shardKeyList(keys: ShardKeys): string[] {
-  return [keys.seq, keys.inflight, keys.walRows, keys.unsealedBytes, keys.sealedCount, keys.poison];
+  return [
+    keys.seq,
+    keys.inflight,
+    keys.walRows,
+    keys.unsealedBytes,
+    keys.sealedCount,
+    keys.poison,
+    keys.sealedVersion,
+  ];
 }

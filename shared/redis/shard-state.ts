@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { PoisonRecord } from '../lsm/shard-manifest.ts';
 import { type ShardKeys, shardKeyList, shardKeys } from './shard-keys.ts';
 
+/** KEYS are shardKeyList's; ARGV[4] is the seq floor the store implies (see `allocate`). */
 const ALLOCATE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'UNINITIALIZED'} end
 local poison = redis.call('GET', KEYS[6])
@@ -16,6 +17,7 @@ local sealed = tonumber(redis.call('GET', KEYS[5]) or '0')
 if sealed > tonumber(ARGV[2]) then return {'BACKPRESSURE', 'generations', tostring(sealed)} end
 local unsealed = tonumber(redis.call('GET', KEYS[4]) or '0')
 if unsealed > tonumber(ARGV[3]) then return {'BACKPRESSURE', 'bytes', tostring(unsealed)} end
+if tonumber(redis.call('GET', KEYS[1])) < tonumber(ARGV[4]) then redis.call('SET', KEYS[1], ARGV[4]) end
 local seq = redis.call('INCR', KEYS[1])
 redis.call('ZADD', KEYS[2], ARGV[1], seq)
 return {'OK', tostring(seq)}
@@ -27,20 +29,42 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 return redis.call('INCRBY', KEYS[4], ARGV[3])
 `;
 
-const INITIALIZE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[5], ARGV[2])
+/** Sets the sealed count unless a newer manifest version already set it. */
+const SET_SEALED = `
+local function setSealed(count, version)
+  if tonumber(version) >= tonumber(redis.call('GET', KEYS[7]) or '-1') then
+    redis.call('SET', KEYS[5], count)
+    redis.call('SET', KEYS[7], version)
+  end
+end
+`;
+
+/**
+ * Brings Redis in line with the store: the seq counter never below the floor, the sealed
+ * count and unsealed bytes as the store has them, a durable poison cached. A poison held
+ * only in Redis (the store refused it) is kept.
+ */
+const SYNC = `${SET_SEALED}
+if tonumber(redis.call('GET', KEYS[1]) or '-1') < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+setSealed(ARGV[2], ARGV[3])
 redis.call('SET', KEYS[4], ARGV[4])
-if ARGV[3] == '' then redis.call('DEL', KEYS[6]) else redis.call('SET', KEYS[6], ARGV[3]) end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[6], ARGV[5]) end
 return 1
 `;
 
-const RECORD_SEAL = `
+const RECORD_SEAL = `${SET_SEALED}
 local left = redis.call('DECRBY', KEYS[4], ARGV[1])
 if left < 0 then redis.call('SET', KEYS[4], 0) end
-redis.call('SET', KEYS[5], ARGV[2])
-for i = 3, #ARGV do redis.call('HDEL', KEYS[3], ARGV[i]) end
+setSealed(ARGV[2], ARGV[3])
+for i = 4, #ARGV do
+  redis.call('HDEL', KEYS[3], ARGV[i])
+  redis.call('ZREM', KEYS[2], ARGV[i])
+end
+return 1
+`;
+
+const RECORD_SEALED_COUNT = `${SET_SEALED}
+setSealed(ARGV[1], ARGV[2])
 return 1
 `;
 
@@ -49,8 +73,9 @@ type ScriptResult = [string, ...string[]];
 interface ShardScripts {
   sluiceAllocate(...args: (string | number)[]): Promise<ScriptResult>;
   sluiceComplete(...args: (string | number)[]): Promise<number>;
-  sluiceInitialize(...args: (string | number)[]): Promise<number>;
+  sluiceSync(...args: (string | number)[]): Promise<number>;
   sluiceRecordSeal(...args: (string | number)[]): Promise<number>;
+  sluiceRecordSealedCount(...args: (string | number)[]): Promise<number>;
 }
 
 export type Allocation =
@@ -78,10 +103,12 @@ export class ShardState {
     private readonly prefix: string,
   ) {
     this.poisonedIndex = `${prefix}:{poisoned}:shards`;
-    redis.defineCommand('sluiceAllocate', { numberOfKeys: 6, lua: ALLOCATE });
-    redis.defineCommand('sluiceComplete', { numberOfKeys: 6, lua: COMPLETE });
-    redis.defineCommand('sluiceInitialize', { numberOfKeys: 6, lua: INITIALIZE });
-    redis.defineCommand('sluiceRecordSeal', { numberOfKeys: 6, lua: RECORD_SEAL });
+    const keys = shardKeyList(shardKeys(prefix, 't', 0)).length;
+    redis.defineCommand('sluiceAllocate', { numberOfKeys: keys, lua: ALLOCATE });
+    redis.defineCommand('sluiceComplete', { numberOfKeys: keys, lua: COMPLETE });
+    redis.defineCommand('sluiceSync', { numberOfKeys: keys, lua: SYNC });
+    redis.defineCommand('sluiceRecordSeal', { numberOfKeys: keys, lua: RECORD_SEAL });
+    redis.defineCommand('sluiceRecordSealedCount', { numberOfKeys: keys, lua: RECORD_SEALED_COUNT });
     this.scripts = redis as unknown as ShardScripts;
   }
 
@@ -89,14 +116,25 @@ export class ShardState {
     return shardKeys(this.prefix, table, shard);
   }
 
-  /** Allocates the next seq and marks it in flight, unless the shard is poisoned or overloaded. */
-  async allocate(table: string, shard: number, limits: AllocationLimits): Promise<Allocation> {
+  /**
+   * Allocates the next seq and marks it in flight, unless the shard is poisoned or
+   * overloaded. `seqFloor` is the highest seq the store has sealed: a Redis restored from an
+   * old snapshot would otherwise hand out seqs whose entries GC already deleted, and a write
+   * there would be acked below the sealed range, where no seal or read ever looks.
+   */
+  async allocate(
+    table: string,
+    shard: number,
+    limits: AllocationLimits,
+    seqFloor: number,
+  ): Promise<Allocation> {
     const keys = shardKeyList(this.keys(table, shard));
     const [status, ...rest] = await this.scripts.sluiceAllocate(
       ...keys,
       Date.now(),
       limits.maxUnflushedGenerations,
       limits.maxUnsealedBytes,
+      seqFloor,
     );
     switch (status) {
       case 'OK':
@@ -128,22 +166,30 @@ export class ShardState {
   }
 
   /**
-   * Seeds a shard that Redis knows nothing about (first use, or Redis restarted empty).
-   * `seqFloor` must be at or above every seq the store has seen, so new seqs never reuse one
-   * whose entry may still land; a collision is still caught by put-if-absent.
+   * Brings the shard's Redis state in line with the store (first use, Redis restarted
+   * empty or restored from a snapshot, counters drifted by a crash between a commit and its
+   * bookkeeping). `seqFloor` must be at or above every seq the store has seen, so new seqs
+   * never reuse one whose entry may still land; a collision is still caught by put-if-absent.
    */
-  async initialize(
+  async sync(
     table: string,
     shard: number,
-    state: { seqFloor: number; sealedCount: number; unsealedBytes: number; poison: PoisonRecord | null },
+    state: {
+      seqFloor: number;
+      sealedCount: number;
+      manifestVersion: number;
+      unsealedBytes: number;
+      poison: PoisonRecord | null;
+    },
   ): Promise<void> {
     if (state.poison) await this.redis.sadd(this.poisonedIndex, `${shard}/${table}`);
-    await this.scripts.sluiceInitialize(
+    await this.scripts.sluiceSync(
       ...shardKeyList(this.keys(table, shard)),
       state.seqFloor,
       state.sealedCount,
-      state.poison ? JSON.stringify(state.poison) : '',
+      state.manifestVersion,
       state.unsealedBytes,
+      state.poison ? JSON.stringify(state.poison) : '',
     );
   }
 
@@ -180,22 +226,35 @@ export class ShardState {
     return rows;
   }
 
-  /** After a seal commit: the sealed bytes leave the unsealed count, the sealed count is the manifest's. */
+  /**
+   * After a seal commit: the sealed bytes leave the unsealed count, the sealed count is the
+   * manifest's, and the sealed seqs leave the in-flight and row-count bookkeeping.
+   */
   async recordSeal(
     table: string,
     shard: number,
-    sealed: { bytes: number; sealedCount: number; seqs: number[] },
+    sealed: { bytes: number; sealedCount: number; manifestVersion: number; seqs: number[] },
   ): Promise<void> {
     await this.scripts.sluiceRecordSeal(
       ...shardKeyList(this.keys(table, shard)),
       sealed.bytes,
       sealed.sealedCount,
+      sealed.manifestVersion,
       ...sealed.seqs,
     );
   }
 
-  async setSealedCount(table: string, shard: number, sealedCount: number): Promise<void> {
-    await this.redis.set(this.keys(table, shard).sealedCount, sealedCount);
+  async setSealedCount(
+    table: string,
+    shard: number,
+    sealedCount: number,
+    manifestVersion: number,
+  ): Promise<void> {
+    await this.scripts.sluiceRecordSealedCount(
+      ...shardKeyList(this.keys(table, shard)),
+      sealedCount,
+      manifestVersion,
+    );
   }
 
   async cachePoison(table: string, shard: number, poison: PoisonRecord | null): Promise<void> {

@@ -16,7 +16,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
-import { initializeShard } from './shard-init.ts';
+import { syncShard } from './shard-sync.ts';
 import { decodeWalEntry, encodeWalEntry } from './wal-entry.ts';
 
 export interface WalWriterDeps {
@@ -46,9 +46,11 @@ interface Group {
 /** Seq collisions happen only right after Redis lost its counter; a few fresh seqs settle them. */
 const MAX_SEQ_ATTEMPTS = 5;
 const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
+const FLOOR_REFRESH_MS = 5_000;
 
 export class WalWriter {
   private readonly groups = new Map<string, Group>();
+  private readonly floors = new Map<string, { value: number; at: number }>();
   /** Counts of Redis round trips, for the write benchmark. */
   redisRoundTrips = 0;
 
@@ -119,7 +121,8 @@ export class WalWriter {
     const { limits } = this.deps.config;
     for (let attempt = 0; attempt < 3; attempt++) {
       this.redisRoundTrips++;
-      const allocation = await this.deps.shardState.allocate(table.name, shard, limits);
+      const floor = await this.seqFloor(table.name, shard);
+      const allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor);
       switch (allocation.kind) {
         case 'ok':
           return allocation.seq;
@@ -138,13 +141,27 @@ export class WalWriter {
             },
           );
         case 'uninitialized':
-          await initializeShard(this.deps, table.name, shard);
+          await syncShard(this.deps, table.name, shard);
+          this.floors.delete(`${table.name}/${shard}`);
       }
     }
     throw new SluiceError('REDIS_UNAVAILABLE', 'shard state could not be initialized', {
       table: table.name,
       shard,
     });
+  }
+
+  /**
+   * The highest seq this shard has sealed, re-read from the manifest every few seconds: the
+   * floor below which Redis must never hand out a seq (see ShardState.allocate).
+   */
+  private async seqFloor(table: string, shard: number): Promise<number> {
+    const id = `${table}/${shard}`;
+    const known = this.floors.get(id);
+    if (known && Date.now() - known.at < FLOOR_REFRESH_MS) return known.value;
+    const { sealedThrough } = await this.deps.manifests.read(table, shard);
+    this.floors.set(id, { value: sealedThrough, at: Date.now() });
+    return sealedThrough;
   }
 
   /** True when the entry landed; false when the seq was taken by a real entry (try another). */
