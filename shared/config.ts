@@ -132,7 +132,7 @@ export const ConfigSchema = z.object({
       mergeCeilingSeconds: int(1).default(3600),
       mergeNoProgressSeconds: int(1).default(600),
       /** Objects a manifest stopped needing are deleted only this long after, for readers still using them. */
-      gcGraceSeconds: int().default(3600),
+      gcGraceSeconds: int(1).default(3600),
     })
     .prefault({}),
   tableDefaults: TableSettingsSchema.prefault({}),

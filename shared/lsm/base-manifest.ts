@@ -40,6 +40,8 @@ export interface BaseManifest extends Versioned {
   runs: BaseRun[];
   /** Per shard, the highest L0 generation merged into the runs (0 = none). */
   mergedThrough: Record<string, number>;
+  /** Runs a compaction replaced, kept until GC deletes them a grace period after `retiredAt`. */
+  retired: Array<{ path: string; retiredAt: string }>;
 }
 
 export function emptyBaseManifest(table: string): BaseManifest {
@@ -51,6 +53,7 @@ export function emptyBaseManifest(table: string): BaseManifest {
     updatedAt: new Date(0).toISOString(),
     runs: [],
     mergedThrough: {},
+    retired: [],
   };
 }
 
@@ -98,6 +101,10 @@ export class BaseManifestStore {
 
   listVersions(table: string, signal?: AbortSignal): Promise<number[]> {
     return this.documents.listVersions(table, signal);
+  }
+
+  listStored(table: string, signal?: AbortSignal): Promise<Array<{ version: number; storedAt: number }>> {
+    return this.documents.listStored(table, signal);
   }
 
   versionKey(table: string, version: number): string {

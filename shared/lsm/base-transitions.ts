@@ -44,5 +44,16 @@ export function commitCompaction(base: BaseManifest, replaced: string[], run: Ba
     throw new SluiceError('FENCED', 'the runs to compact changed meanwhile', { table: base.table, replaced });
   }
   const runs = [...base.runs.slice(0, start), run, ...base.runs.slice(start + replaced.length)];
-  return { ...base, runs };
+  const retiredAt = new Date().toISOString();
+  const retired = [
+    ...(base.retired ?? []),
+    ...base.runs.slice(start, start + replaced.length).map((r) => ({ path: r.path, retiredAt })),
+  ];
+  return { ...base, runs, retired };
+}
+
+/** Forgets retired runs GC has deleted. */
+export function forgetRetired(base: BaseManifest, deleted: ReadonlySet<string>): BaseManifest | null {
+  const retired = (base.retired ?? []).filter((r) => !deleted.has(r.path));
+  return retired.length === (base.retired ?? []).length ? null : { ...base, retired };
 }

@@ -1,7 +1,8 @@
 /**
  * Garbage collection: WAL entries below the cursor, L0 files at or below the base
- * watermark, base runs no longer referenced, and old manifest versions go away — but only
- * what a manifest version at least `graceMs` old already stopped needing. A reader reads
+ * watermark (and their entries in the shard manifest), base runs no longer referenced,
+ * and old manifest versions go away — but only what a manifest version at least `graceMs`
+ * old already stopped needing. A reader reads
  * manifests first and then the objects they name; one that began before that version was
  * committed has had the whole grace period to finish, so nothing it still needs is taken.
  */
@@ -10,6 +11,8 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { baseDataPrefix, generationPrefix, numberFromKey, walPrefix } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
+import { forgetRetired } from './base-transitions.ts';
+import { pruneMerged } from './manifest-transitions.ts';
 import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 import type { Versioned } from './versioned-document.ts';
 
@@ -35,7 +38,7 @@ export async function collectTable(
   const cutoff = options.now - options.graceMs;
   const outcome: GcOutcome = { wal: 0, l0: 0, runs: 0, manifests: 0 };
   const base = await settledVersion(
-    await deps.bases.listVersions(table.name),
+    await deps.bases.listStored(table.name),
     (v) => deps.bases.readVersion(table.name, v),
     cutoff,
   );
@@ -46,16 +49,16 @@ export async function collectTable(
     outcome.manifests += shardOutcome.manifests;
   }
   if (base) {
-    outcome.runs = await collectRuns(
-      deps,
-      table.name,
-      base.doc,
-      options.now - Math.max(options.graceMs, options.ageFloorMs),
-    );
     outcome.manifests += await deleteVersions(deps.store, base.older, (v) =>
       deps.bases.versionKey(table.name, v),
     );
   }
+  outcome.runs = await collectRuns(
+    deps,
+    table.name,
+    cutoff,
+    options.now - Math.max(options.graceMs, options.ageFloorMs),
+  );
   gcDeletedObjects.inc({ kind: 'wal' }, outcome.wal);
   gcDeletedObjects.inc({ kind: 'l0' }, outcome.l0);
   gcDeletedObjects.inc({ kind: 'run' }, outcome.runs);
@@ -71,7 +74,7 @@ async function collectShard(
   cutoff: number,
 ): Promise<Omit<GcOutcome, 'runs'>> {
   const settled = await settledVersion(
-    await deps.manifests.listVersions(table, shard),
+    await deps.manifests.listStored(table, shard),
     (v) => deps.manifests.readVersion(table, shard, v),
     cutoff,
   );
@@ -81,51 +84,54 @@ async function collectShard(
   const wal = await deleteNumbered(deps.store, walPrefix(table, shard), manifest.walCursor);
   const watermark = Math.min(base ? mergedThrough(base, shard) : 0, manifest.currentGeneration - 1);
   const l0 = await deleteNumbered(deps.store, generationPrefix(table, shard), watermark);
+  if (watermark > 0) await deps.manifests.update(table, shard, (m) => pruneMerged(m, watermark));
   const manifests = await deleteVersions(deps.store, settled.older, (v) =>
     deps.manifests.versionKey(table, shard, v),
   );
   return { wal, l0, manifests };
 }
 
-/** Base runs that no version from the settled one on references, and old enough to be no merge in flight. */
-async function collectRuns(
-  deps: GcDeps,
-  table: string,
-  settled: BaseManifest,
-  cutoff: number,
-): Promise<number> {
-  const referenced = new Set<string>();
+/**
+ * Runs a compaction retired at least a grace period ago, and runs no manifest ever took
+ * (a merge that died before its commit) once older than any merge may run.
+ */
+async function collectRuns(deps: GcDeps, table: string, retiredBefore: number, orphanedBefore: number) {
   const latest = await deps.bases.read(table);
-  for (let version = settled.version; version <= latest.version; version++) {
-    const doc = version === latest.version ? latest : await deps.bases.readVersion(table, version);
-    for (const run of doc?.runs ?? []) referenced.add(run.path);
-  }
-  let deleted = 0;
+  const live = new Set(latest.runs.map((r) => r.path));
+  const retired = new Map((latest.retired ?? []).map((r) => [r.path, Date.parse(r.retiredAt)]));
+  const deleted = new Set<string>();
   for await (const page of deps.store.list(baseDataPrefix(table))) {
     for (const meta of page) {
-      if (referenced.has(meta.key) || meta.lastModified.getTime() > cutoff) continue;
+      if (live.has(meta.key)) continue;
+      const retiredAt = retired.get(meta.key);
+      const due =
+        retiredAt !== undefined ? retiredAt <= retiredBefore : meta.lastModified.getTime() <= orphanedBefore;
+      if (!due) continue;
       await deps.store.delete(meta.key);
-      deleted++;
+      deleted.add(meta.key);
     }
   }
-  return deleted;
+  const gone = new Set(
+    [...retired.keys()].filter((path) => deleted.has(path) || retired.get(path)! <= retiredBefore),
+  );
+  if (gone.size > 0) await deps.bases.update(table, (current) => forgetRetired(current, gone));
+  return deleted.size;
 }
 
 /**
- * The newest version committed at or before `cutoff`, and the versions older than it. Only
- * what that version no longer needs may go: every version after it is younger than the
- * grace period.
+ * The newest version the store took at least a grace period ago, and the versions older
+ * than it. Only what that version no longer needs may go: every version after it is
+ * younger than the grace period. Store times may be whole seconds, hence the extra second.
  */
 async function settledVersion<T extends Versioned>(
-  versions: number[],
+  stored: Array<{ version: number; storedAt: number }>,
   read: (version: number) => Promise<T | null>,
   cutoff: number,
 ): Promise<{ doc: T; older: number[] } | null> {
-  for (let i = versions.length - 1; i >= 0; i--) {
-    const doc = await read(versions[i]!);
-    if (doc && Date.parse(doc.updatedAt) <= cutoff) return { doc, older: versions.slice(0, i) };
-  }
-  return null;
+  const index = stored.findLastIndex((v) => v.storedAt <= cutoff - 1000);
+  if (index < 0) return null;
+  const doc = await read(stored[index]!.version);
+  return doc ? { doc, older: stored.slice(0, index).map((v) => v.version) } : null;
 }
 
 /** Deletes the objects `{prefix}{n:020}.*` with n <= `through`. */

@@ -53,7 +53,7 @@ export function commitGeneration(
   generation: number,
   artifact: { path: string; rows: number; bytes: number },
 ): ManifestChange {
-  if (manifest.committed.some((c) => c.generation === generation)) return null;
+  if (generation < manifest.currentGeneration) return null;
   assertNotPoisoned(manifest);
   const sealed = manifest.sealed[0];
   if (generation !== manifest.currentGeneration || sealed?.generation !== generation) {
@@ -73,6 +73,17 @@ export function commitGeneration(
     walCursor: sealed.walTo,
     currentGeneration: generation + 1,
   };
+}
+
+/**
+ * Drops committed generations at or below `watermark` from the manifest, so it stays as
+ * small as the pending work instead of growing with every generation ever flushed. Only
+ * for a watermark every reader has already seen (GC's settled base): a reader skips
+ * generations at or below the watermark of the base it read.
+ */
+export function pruneMerged(manifest: ShardManifest, watermark: number): ManifestChange {
+  const kept = manifest.committed.filter((c) => c.generation > watermark);
+  return kept.length === manifest.committed.length ? null : { ...manifest, committed: kept };
 }
 
 /** I7: the first poison wins; a later one (another job of the same shard) changes nothing. */

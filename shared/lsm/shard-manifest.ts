@@ -145,6 +145,14 @@ export class ShardManifestStore {
     return this.documents.listVersions(documentId(table, shard), signal);
   }
 
+  listStored(
+    table: string,
+    shard: number,
+    signal?: AbortSignal,
+  ): Promise<Array<{ version: number; storedAt: number }>> {
+    return this.documents.listStored(documentId(table, shard), signal);
+  }
+
   versionKey(table: string, shard: number, version: number): string {
     return this.documents.key(documentId(table, shard), version);
   }

@@ -91,9 +91,16 @@ export class VersionedDocuments<T extends Versioned> {
     signal?: AbortSignal,
   ): Promise<{ doc: T; changed: boolean }> {
     for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt++) {
+      const readAt = Date.now();
       const current = await this.read(id, signal);
       const decided = mutate(current);
       if (!decided) return { doc: current, changed: false };
+      if (Date.now() - readAt > this.hints.maxHintAgeMs) {
+        // Stalled past the hint age: GC may have deleted the versions after the one read, so its
+        // successor's number could be free again. Decide anew on a listing.
+        this.latest.delete(id);
+        continue;
+      }
       const next: T = {
         ...decided,
         version: current.version + 1,
@@ -110,14 +117,19 @@ export class VersionedDocuments<T extends Versioned> {
 
   /** Numbers of the stored versions, ascending. */
   async listVersions(id: string, signal?: AbortSignal): Promise<number[]> {
-    const versions: number[] = [];
+    return (await this.listStored(id, signal)).map((v) => v.version);
+  }
+
+  /** The stored versions, ascending, with the time the store took each one. */
+  async listStored(id: string, signal?: AbortSignal): Promise<Array<{ version: number; storedAt: number }>> {
+    const versions: Array<{ version: number; storedAt: number }> = [];
     for await (const page of this.store.list(this.kind.prefix(id), { signal })) {
       for (const meta of page) {
         const version = numberFromKey(meta.key);
-        if (version !== null) versions.push(version);
+        if (version !== null) versions.push({ version, storedAt: meta.lastModified.getTime() });
       }
     }
-    return versions.sort((a, b) => a - b);
+    return versions.sort((a, b) => a.version - b.version);
   }
 
   key(id: string, version: number): string {
@@ -130,7 +142,8 @@ export class VersionedDocuments<T extends Versioned> {
       await this.store.putIfAbsent(this.key(id, next.version), encode(next), { signal });
       return true;
     } catch (err) {
-      if (isSluiceError(err, 'PRECONDITION_FAILED')) return false;
+      // A concurrent conditional write (S3 409) is a lost race like a 412: re-read and re-decide.
+      if (isSluiceError(err, 'PRECONDITION_FAILED') || isSluiceError(err, 'STORE_CONFLICT')) return false;
       // I13: the put may have landed and only its answer been lost; the store says which.
       let landed: T | null;
       try {

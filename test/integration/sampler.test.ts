@@ -194,13 +194,14 @@ describe('sampler / scheduler tick (DESIGN.md §3.5)', () => {
       for (const path of oldPaths) expect(await h.store.inner.head(path), path).not.toBeNull();
       expect(await h.store.inner.head('tables/gc/shards/0/wal/00000000000000000001.arrow')).not.toBeNull();
 
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await new Promise((resolve) => setTimeout(resolve, 3_200));
       await h.sluice.samplerIndex.markDirty('gc', [0]);
       await samplerTick(deps());
       for (const path of oldPaths) expect(await h.store.inner.head(path), path).toBeNull();
       expect(await h.store.inner.head('tables/gc/shards/0/wal/00000000000000000001.arrow')).toBeNull();
       const versions = await h.sluice.manifests.listVersions('gc', 0);
       expect(versions.length).toBeLessThan(before.version + 1);
+      expect((await h.sluice.manifests.read('gc', 0)).committed).toEqual([]);
       expect(await readAll(h.sluice, 'gc')).toEqual(eventRows(1, 20));
       await writeRows(h.sluice, 'gc', eventRows(21, 25));
       await h.sluice.seal('gc', 0);
