@@ -42,7 +42,7 @@ async function setUp(graceSeconds: number): Promise<{ acked: JsonRow[]; env: Nod
     acked.push(...rows);
   }
   // One flush at a time per process, so the second shard's flush is still waiting at SIGTERM.
-  const env = childEnv(h.config, { SLUICE_FLUSH_CONCURRENCY: '1', SLUICE_METRICS_PORT: '0' });
+  const env = childEnv(h.config, { SLUICE_FLUSH_CONCURRENCY: '1' });
   return { acked, env };
 }
 

@@ -11,15 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
-import type { LogLine } from '../support/logged-process.ts';
+import { type LoggedProcess, type LogLine, spawnLogged } from '../support/logged-process.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 import { type ServerProcess, spawnServer } from '../support/server-process.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { childEnv, spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { childEnv } from '../support/worker-process.ts';
 
 const TABLE = 'load';
 const SHARDS = 4;
-const BATCHES = 160;
+const BATCHES = 100;
 const BATCH_ROWS = 25;
 const WRITERS = 8;
 
@@ -64,27 +64,33 @@ describe('one API process and workers scaled per queue group (torture)', () => {
   let api: ServerProcess;
   let tokens: TestTokens;
   let call: Call;
-  const workers: Record<string, WorkerProcess[]> = {};
+  const workers: Record<string, LoggedProcess[]> = {};
 
   beforeAll(async () => {
     h = await createHarness();
     tokens = testTokens();
-    const env = childEnv(h.config, { SLUICE_METRICS_PORT: '0', SLUICE_SAMPLER_INTERVAL_SECONDS: '1' });
-    const groups = ['seal,flush', 'seal,flush', 'merge,compact', 'merge,compact', 'sampler'];
-    const [server, ...started] = await Promise.all([
-      spawnServer({
-        storeDir: h.dir.path,
-        redisUrl: h.config.redisUrl,
-        redisPrefix: h.config.redisPrefix,
-        role: 'api',
-        env: { SLUICE_TOKENS: tokens.env, SLUICE_METRICS_PORT: '0' },
-      }),
-      ...groups.map((queues) => spawnWorker(env, queues)),
-    ]);
-    api = server!;
-    for (const [i, queues] of groups.entries()) workers[queues] = [...(workers[queues] ?? []), started[i]!];
+    api = await spawnServer({
+      storeDir: h.dir.path,
+      redisUrl: h.config.redisUrl,
+      redisPrefix: h.config.redisPrefix,
+      role: 'api',
+      env: { SLUICE_TOKENS: tokens.env },
+    });
     call = httpClient(api.url);
-  });
+    const env = childEnv(h.config, { SLUICE_SAMPLER_INTERVAL_SECONDS: '1' });
+    for (const queues of ['seal,flush', 'seal,flush', 'merge,compact', 'merge,compact', 'sampler']) {
+      workers[queues] = [
+        ...(workers[queues] ?? []),
+        spawnLogged('jobs/worker.ts', [`--queues=${queues}`], env),
+      ];
+    }
+    // Five processes start at once, beside other test files: they get longer than spawnWorker's 20 s.
+    await Promise.all(
+      Object.values(workers)
+        .flat()
+        .map((w) => w.waitForLine((l) => l.msg === 'workers ready', 'a worker to be ready', 90_000)),
+    );
+  }, 120_000);
 
   afterAll(async () => {
     const all = Object.values(workers).flat();
