@@ -36,6 +36,7 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
   const base = {
     lockDuration: config.workers.lockDurationMs,
     stalledInterval: config.workers.stalledIntervalMs,
+    maxStalledCount: config.workers.maxStalledCount,
     settings: {
       backoffStrategy: (attemptsMade: number, type?: string) =>
         type === BACKOFF_TYPE ? backoffDelay(attemptsMade, config.flush) : 0,

@@ -111,6 +111,12 @@ export const ConfigSchema = z.object({
       /** How long a worker holds a job's lock between renewals; a dead worker's job is redelivered after it. */
       lockDurationMs: int(1000).default(30_000),
       stalledIntervalMs: int(1000).default(30_000),
+      /**
+       * Times a job may be redelivered after its worker died before BullMQ fails it. A worker
+       * killed by a deploy is no reason to fail a flush; one that dies on the same job this
+       * many times in a row (out of memory on it, say) is, and the shard is poisoned (I6).
+       */
+      maxStalledCount: int().default(5),
       shutdownGraceSeconds: int().default(30),
     })
     .prefault({}),
@@ -180,6 +186,7 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_COMPACT_CONCURRENCY', 'workers.compactConcurrency'],
   ['SLUICE_LOCK_DURATION_MS', 'workers.lockDurationMs'],
   ['SLUICE_STALLED_INTERVAL_MS', 'workers.stalledIntervalMs'],
+  ['SLUICE_MAX_STALLED_COUNT', 'workers.maxStalledCount'],
   ['SLUICE_SHUTDOWN_GRACE_SECONDS', 'workers.shutdownGraceSeconds'],
   ['SLUICE_SAMPLER_INTERVAL_SECONDS', 'scheduler.samplerIntervalSeconds'],
   ['SLUICE_PENDING_WARN_GENERATIONS', 'scheduler.pendingWarnGenerations'],

@@ -138,7 +138,10 @@ describe('worker processes (torture)', () => {
     await assertFlushedExactlyOnce(h, 'pair', 2, acked);
   });
 
-  it('I2/I11: kill -9 of a worker in the middle of flushes loses and doubles nothing', async () => {
+  // Four kills, each waiting out a lock expiry and a worker start-up: minutes on a loaded machine.
+  it('I2/I11: kill -9 of a worker in the middle of flushes loses and doubles nothing', {
+    timeout: 180_000,
+  }, async () => {
     const seed = Number(process.env.SLUICE_TORTURE_SEED ?? Date.now() % 1_000_000);
     console.log(`kill -9 torture seed: ${seed} (rerun with SLUICE_TORTURE_SEED=${seed})`);
     const random = seededRandom(seed);
@@ -150,7 +153,7 @@ describe('worker processes (torture)', () => {
       const seen = new Map(workers.map((w) => [w, w.lines.length]));
       const victim = await waitFor(
         () => workers.find((w) => w.lines.slice(seen.get(w)).some((line) => line.msg === 'flush started')),
-        { message: 'a flush to start', timeoutMs: 20_000 },
+        { message: 'a flush to start', timeoutMs: 45_000 },
       );
       await sleep(Math.floor(random() * 15));
       await victim.stop('SIGKILL');
