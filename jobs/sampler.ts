@@ -4,10 +4,12 @@
  * sampler queue (deploy exactly one), because concurrent upserts from many processes are
  * where BullMQ's schedulers duplicate or miss runs.
  */
-import type { Job, Queue } from 'bullmq';
+import { type Job, Queue } from 'bullmq';
 import type { SamplerDeps } from '../shared/scheduler/sampler.ts';
 import { samplerTick } from '../shared/scheduler/sampler.ts';
 import type { Sluice } from '../shared/sluice.ts';
+import { emfLines } from './cloudwatch-emf.ts';
+import { QUEUE, queueOptions } from './queues.ts';
 
 export const SAMPLER_SCHEDULER_ID = 'sampler-tick';
 
@@ -23,15 +25,49 @@ export function samplerDeps(sluice: Sluice): SamplerDeps {
   };
 }
 
-export function samplerProcessor(sluice: Sluice) {
+export interface SamplerProcessor {
+  run(job: Job): Promise<{ sampled: number; merges: number; compactions: number }>;
+  close(): Promise<void>;
+}
+
+export function samplerProcessor(sluice: Sluice): SamplerProcessor {
   const deps = samplerDeps(sluice);
-  return async (job: Job) => {
-    const report = await samplerTick({
-      ...deps,
-      log: sluice.log.child({ queue: job.queueName, jobId: job.id }),
-    });
-    return { sampled: report.sampled, merges: report.merges.length, compactions: report.compactions.length };
+  const queues = sluice.config.cloudwatchEmf
+    ? Object.values(QUEUE).map((name) => new Queue(name, queueOptions(sluice.config, name)))
+    : [];
+  return {
+    async run(job) {
+      const report = await samplerTick({
+        ...deps,
+        log: sluice.log.child({ queue: job.queueName, jobId: job.id }),
+      });
+      if (queues.length > 0) await publishEmf(sluice, queues);
+      return {
+        sampled: report.sampled,
+        merges: report.merges.length,
+        compactions: report.compactions.length,
+      };
+    },
+    async close() {
+      await Promise.all(queues.map((queue) => queue.close()));
+    },
   };
+}
+
+/** The counts the AWS stack scales and alarms on, as the Prometheus gauges count them. */
+async function publishEmf(sluice: Sluice, queues: Queue[]): Promise<void> {
+  const waiting = await Promise.all(
+    queues.map(
+      async (queue) => [queue.name, await queue.getJobCountByTypes('waiting', 'prioritized')] as const,
+    ),
+  );
+  const deadLetters = waiting.find(([name]) => name === QUEUE.deadLetter)?.[1] ?? 0;
+  const counts = {
+    queueWaiting: Object.fromEntries(waiting.filter(([name]) => name !== QUEUE.deadLetter)),
+    deadLetters,
+    poisonedShards: await sluice.shardState.poisonedCount(),
+  };
+  for (const line of emfLines(counts)) process.stdout.write(`${line}\n`);
 }
 
 export async function scheduleSampler(queue: Queue, intervalSeconds: number): Promise<void> {

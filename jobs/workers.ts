@@ -59,7 +59,12 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
     [QUEUE.flush]: worker(QUEUE.flush, flushProcessor(sluice, deadLetters), sizes.flushConcurrency),
     [QUEUE.merge]: worker(QUEUE.merge, mergeProcessor(sluice), sizes.mergeConcurrency),
     [QUEUE.compact]: worker(QUEUE.compact, compactProcessor(sluice), sizes.compactConcurrency),
-    [QUEUE.sampler]: worker(QUEUE.sampler, samplerProcessor(sluice), 1),
+    [QUEUE.sampler]: () => {
+      const sampler = samplerProcessor(sluice);
+      const running = worker(QUEUE.sampler, sampler.run, 1)();
+      running.on('closed', () => void sampler.close());
+      return running;
+    },
   };
   const workers = new Map<WorkerQueue, Worker>();
   for (const queue of queues) {

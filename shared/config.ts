@@ -64,6 +64,8 @@ export const ConfigSchema = z.object({
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   logPretty: z.boolean().default(false),
   logSync: z.boolean().default(false),
+  /** The sampler prints CloudWatch Embedded Metric Format lines each tick (the AWS stack turns this on). */
+  cloudwatchEmf: z.boolean().default(false),
 
   wal: z
     .object({
@@ -165,6 +167,7 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_LOG_LEVEL', 'logLevel'],
   ['SLUICE_LOG_PRETTY', 'logPretty'],
   ['SLUICE_LOG_SYNC', 'logSync'],
+  ['SLUICE_CLOUDWATCH_EMF', 'cloudwatchEmf'],
   ['SLUICE_WAL_GROUP_COMMIT_MS', 'wal.groupCommitMs'],
   ['SLUICE_WAL_GROUP_COMMIT_MAX_BYTES', 'wal.groupCommitMaxBytes'],
   ['SLUICE_WAL_GROUP_COMMIT_MAX_ROWS', 'wal.groupCommitMaxRows'],
@@ -204,7 +207,12 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
 /** Environment variables that hold JSON rather than a scalar. */
 const JSON_ENV = new Set(['SLUICE_TOKENS']);
 /** Booleans arrive as "true"/"false"/"1"/"0"; z.coerce.boolean would read "false" as true. */
-const BOOLEAN_ENV = new Set(['SLUICE_S3_FORCE_PATH_STYLE', 'SLUICE_LOG_PRETTY', 'SLUICE_LOG_SYNC']);
+const BOOLEAN_ENV = new Set([
+  'SLUICE_S3_FORCE_PATH_STYLE',
+  'SLUICE_LOG_PRETTY',
+  'SLUICE_LOG_SYNC',
+  'SLUICE_CLOUDWATCH_EMF',
+]);
 
 export function envNames(): string[] {
   return ENV.map(([name]) => name);

@@ -44,7 +44,6 @@ export interface TickReport {
   compactions: string[];
   skipped: Array<{ table: string; kind: WorkKind; reason: 'drained' | 'cooldown' }>;
   warnings: number;
-  poisonedShards: number;
 }
 
 /** A full sweep this often even when nothing seems lost: the safety net under the dirty marks. */
@@ -58,7 +57,6 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     compactions: [],
     skipped: [],
     warnings: 0,
-    poisonedShards: 0,
   };
   if (await deps.index.sweepDue(now, SWEEP_EVERY_MS)) {
     await sweep(deps);
@@ -83,7 +81,6 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
   }
   const all = await deps.index.all();
   report.warnings = observePending(deps, all);
-  report.poisonedShards = all.filter((s) => s.poisoned).length;
   await scheduleMerges(deps, all, now, report);
   return report;
 }

@@ -23,7 +23,7 @@ describe('README', () => {
   });
 
   it('lists every error code with the status it answers, and no other', () => {
-    const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((m) => [
+    const documented = [...readme.matchAll(/^\| `([A-Z_]+)` +\| (\d{3}) +\|/gm)].map((m) => [
       m[1],
       Number(m[2]),
     ]);

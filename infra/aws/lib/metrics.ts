@@ -1,18 +1,18 @@
 /**
- * The CloudWatch metrics this app scales and alarms on. Sluice publishes them (the sampler,
- * every few seconds); this file is where their names are fixed for the infrastructure.
+ * The CloudWatch metrics this app scales and alarms on. The sampler publishes them every
+ * tick as Embedded Metric Format log lines; their names are defined once, beside that code.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 
-export const METRICS_NAMESPACE = 'Sluice';
+import {
+  DEAD_LETTERS,
+  METRICS_NAMESPACE,
+  POISONED_SHARDS,
+  QUEUE_WAITING,
+} from '../../../jobs/cloudwatch-emf.ts';
 
-/** Jobs waiting in one queue (BullMQ waiting + prioritized), dimension `Queue` = queue name. */
-export const QUEUE_WAITING = 'QueueWaiting';
-/** Jobs in the dead-letter queue, no dimension. */
-export const DEAD_LETTERS = 'DeadLetters';
-/** Shards carrying a poison record, no dimension. */
-export const POISONED_SHARDS = 'PoisonedShards';
+export { DEAD_LETTERS, METRICS_NAMESPACE, POISONED_SHARDS, QUEUE_WAITING };
 
 const PERIOD = Duration.minutes(1);
 

@@ -7,11 +7,10 @@ import { Duration } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { DataBucket } from './data-bucket.ts';
-import { groupBacklog, METRICS_NAMESPACE } from './metrics.ts';
+import { groupBacklog } from './metrics.ts';
 import { isSingleton, type WorkerGroup } from './worker-groups.ts';
 
 export interface WorkerServiceProps {
@@ -59,6 +58,8 @@ export class WorkerService extends Construct {
         SLUICE_ROLE: 'worker',
         SLUICE_QUEUES: queues,
         SLUICE_SHUTDOWN_GRACE_SECONDS: String(STOP_TIMEOUT.toSeconds() - 15),
+        // Embedded Metric Format lines in the task's log: CloudWatch makes metrics of them, no API call or permission.
+        ...(group.publishesMetrics ? { SLUICE_CLOUDWATCH_EMF: 'true' } : {}),
       },
       logging: ecs.LogDrivers.awsLogs({
         streamPrefix: group.id,
@@ -67,18 +68,6 @@ export class WorkerService extends Construct {
       stopTimeout: STOP_TIMEOUT,
     });
     props.dataBucket.grantStoreAccess(this.taskDefinition.taskRole);
-    if (group.publishesMetrics) {
-      // PutMetricData has no resource ARN; the namespace condition is its only scope.
-      this.taskDefinition.taskRole.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          sid: 'SluiceMetrics',
-          actions: ['cloudwatch:PutMetricData'],
-          resources: ['*'],
-          conditions: { StringEquals: { 'cloudwatch:namespace': METRICS_NAMESPACE } },
-        }),
-      );
-    }
-
     this.service = new ecs.FargateService(this, 'Service', {
       cluster: props.cluster,
       taskDefinition: this.taskDefinition,

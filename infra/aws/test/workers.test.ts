@@ -69,6 +69,8 @@ describe('workers: one Fargate service per queue group', () => {
         expect(env[name], name).toBeDefined();
       }
       expect(env.SLUICE_TOKENS).toBeUndefined();
+      // Only the one sampler publishes the metrics scaling and alarms read.
+      expect(env.SLUICE_CLOUDWATCH_EMF).toBe(queues === 'sampler' ? 'true' : undefined);
       // The grace period fits inside the SIGTERM → SIGKILL window.
       expect(Number(env.SLUICE_SHUTDOWN_GRACE_SECONDS)).toBeLessThan(container!.StopTimeout);
     },
