@@ -4,8 +4,7 @@
  * failure time (ms), which places the next page even after that letter was retried.
  * Only a cursor of exactly that shape is accepted (I17: a malformed one is 400).
  */
-import { SluiceError } from '../shared/errors.ts';
-import { isPlainObject } from '../shared/plain-object.ts';
+import { decodeOpaqueCursor, encodeOpaqueCursor, invalidCursor } from '../shared/opaque-cursor.ts';
 
 export interface DeadLetterCursor {
   at: number;
@@ -21,22 +20,14 @@ export function isDeadLetterIdShape(id: string): boolean {
 }
 
 export function encodeDeadLetterCursor(cursor: DeadLetterCursor): string {
-  return Buffer.from(JSON.stringify({ at: cursor.at, id: cursor.id, failedAt: cursor.failedAt })).toString(
-    'base64url',
-  );
+  return encodeOpaqueCursor({ at: cursor.at, id: cursor.id, failedAt: cursor.failedAt });
 }
 
+const MESSAGE = 'the dead-letter cursor is malformed';
+
 export function decodeDeadLetterCursor(text: string): DeadLetterCursor {
-  const invalid = () =>
-    new SluiceError('INVALID_CURSOR', 'the dead-letter cursor is malformed', { cursor: text.slice(0, 64) });
-  if (!/^[A-Za-z0-9_-]{1,512}$/.test(text)) throw invalid();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!isPlainObject(parsed) || Object.keys(parsed).length !== 3) throw invalid();
+  const invalid = () => invalidCursor(text, MESSAGE);
+  const parsed = decodeOpaqueCursor(text, ['at', 'id', 'failedAt'], MESSAGE);
   const { at, id, failedAt } = parsed;
   if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 1) throw invalid();
   if (typeof id !== 'string' || !isDeadLetterIdShape(id)) throw invalid();

@@ -7,7 +7,14 @@ import { runTableWork } from '../../shared/scheduler/table-work.ts';
 import { withTimeBudget } from '../../shared/scheduler/time-budget.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { captureLog } from '../support/log-capture.ts';
-import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
+import {
+  eventRows,
+  eventsTable,
+  flushedGeneration,
+  pendingGenerations,
+  readAll,
+  writeRows,
+} from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const L0 = (table: string) => `tables/${table}/shards/*/gen/*.arrow`;
@@ -19,25 +26,6 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     h = await createHarness({ scheduler });
   }
   afterEach(() => h.close());
-
-  /** Writes rows and flushes them into a generation of their own on every shard they touch. */
-  async function generation(table: string, rows: ReturnType<typeof eventRows>) {
-    await writeRows(h.sluice, table, rows);
-    const def = await h.sluice.table(table);
-    for (let shard = 0; shard < def.shards; shard++) {
-      await h.sluice.seal(table, shard);
-      await h.sluice.flush(table, shard);
-    }
-  }
-
-  async function pending(table: string): Promise<number> {
-    const def = await h.sluice.table(table);
-    let total = 0;
-    for (let shard = 0; shard < def.shards; shard++) {
-      total += (await h.sluice.shardStats(table, shard)).pendingGenerations;
-    }
-    return total;
-  }
 
   /** Committed generations not yet merged (pending counts sealed ones too). */
   async function flushed(table: string): Promise<number> {
@@ -80,7 +68,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('no-progress watchdog aborts a merge stalled inside a store call; the abort reaches the call', async () => {
       await setup({ mergeNoProgressSeconds: 1, mergeCeilingSeconds: 60 });
       await h.createTable(eventsTable('stall'));
-      await generation('stall', eventRows(1, 10));
+      await flushedGeneration(h.sluice, 'stall', eventRows(1, 10));
       const stall = h.store.inject({ op: 'get', key: L0('stall'), latencyMs: 60_000 });
       const started = Date.now();
       const error = await mergeProcessor(h.sluice)(mergeJob('stall')).catch((err: unknown) => err);
@@ -93,7 +81,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       expect((error as SluiceError).cause).toMatchObject({ code: 'ABORTED', details: { op: 'get' } });
       const entry = await h.sluice.ledger.get('merge', 'stall');
       expect(entry).toMatchObject({ failures: 1, class: 'deadline', lastError: { code: 'TIMEOUT' } });
-      expect(await pending('stall')).toBe(1);
+      expect(await pendingGenerations(h.sluice, 'stall')).toBe(1);
     });
 
     it('lock renewals are not progress: a worker-run merge stalled in a store call is aborted, then retried', async () => {
@@ -102,7 +90,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         workers: { lockDurationMs: 1_000, stalledIntervalMs: 1_000 },
       });
       await h.createTable(eventsTable('renewed'));
-      await generation('renewed', eventRows(1, 10));
+      await flushedGeneration(h.sluice, 'renewed', eventRows(1, 10));
       const stall = h.store.inject({ op: 'get', key: L0('renewed'), latencyMs: 60_000, times: 1 });
       h.startWorkers(['merge']);
       const id = await h.scheduler.requestMerge('renewed', { manual: false });
@@ -115,14 +103,15 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       const job = await settled(h.scheduler.merge, id);
       expect(job.attemptsMade).toBe(2);
       expect(await job.getState()).toBe('completed');
-      expect(await pending('renewed')).toBe(0);
+      expect(await pendingGenerations(h.sluice, 'renewed')).toBe(0);
       expect(await h.sluice.ledger.get('merge', 'renewed')).toBeNull();
     });
 
     it('the execution ceiling aborts a merge that keeps making slow progress', async () => {
       await setup({ mergeNoProgressSeconds: 60, mergeCeilingSeconds: 1 });
       await h.createTable(eventsTable('ceiling'));
-      for (let g = 0; g < 4; g++) await generation('ceiling', eventRows(g * 10 + 1, g * 10 + 10));
+      for (let g = 0; g < 4; g++)
+        await flushedGeneration(h.sluice, 'ceiling', eventRows(g * 10 + 1, g * 10 + 10));
       const slow = h.store.inject({ op: 'get', key: L0('ceiling'), latencyMs: 400 });
       const error = await withTimeBudget({ ceilingMs: 1_000, noProgressMs: 60_000 }, 'merge', (options) =>
         h.sluice.merge('ceiling', options),
@@ -135,7 +124,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('a queue wait past mergeQueueBudgetSeconds is logged and counted, and the merge still runs', async () => {
       await setup({ mergeQueueBudgetSeconds: 1 });
       await h.createTable(eventsTable('waited'));
-      await generation('waited', eventRows(1, 5));
+      await flushedGeneration(h.sluice, 'waited', eventRows(1, 5));
       const captured = captureLog();
       const run = (queueWaitMs: number) =>
         runTableWork(
@@ -160,7 +149,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('I14: a merge failure is counted as a merge failure and poisons no shard', async () => {
       await setup();
       await h.createTable(eventsTable('failing', { shards: 2 }));
-      await generation('failing', eventRows(1, 20));
+      await flushedGeneration(h.sluice, 'failing', eventRows(1, 20));
       const broken = h.store.inject({ op: 'get', key: L0('failing'), fault: 'fail' });
       for (let n = 1; n <= 3; n++) {
         await expect(mergeProcessor(h.sluice)(mergeJob('failing', { attemptsMade: n - 1 }))).rejects.toThrow(
@@ -174,7 +163,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         expect((await h.sluice.shardStats('failing', shard)).poison).toBeNull();
       }
       // Writes and flushes of the table go on.
-      await generation('failing', eventRows(21, 30));
+      await flushedGeneration(h.sluice, 'failing', eventRows(21, 30));
       broken.remove();
       expect(await readAll(h.sluice, 'failing')).toEqual(eventRows(1, 30));
     });
@@ -182,7 +171,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('a missing L0 file fails at once as data-or-configuration, needs attention, and nothing is repaired', async () => {
       await setup();
       await h.createTable(eventsTable('missing'));
-      await generation('missing', eventRows(1, 5));
+      await flushedGeneration(h.sluice, 'missing', eventRows(1, 5));
       const [l0] = (await h.sluice.shardStats('missing', 0)).committed;
       await h.store.delete(l0!.path);
       const error = await mergeProcessor(h.sluice)(mergeJob('missing')).catch((err: unknown) => err);
@@ -200,7 +189,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('I15: a manual merge runs while the table is in cooldown, and its success clears the cooldown', async () => {
       await setup();
       await h.createTable(eventsTable('cooling'));
-      await generation('cooling', eventRows(1, 10));
+      await flushedGeneration(h.sluice, 'cooling', eventRows(1, 10));
       for (let n = 0; n < 3; n++) {
         await h.sluice.ledger.recordFailure('merge', 'cooling', new SluiceError('STORE_UNAVAILABLE', 'down'));
       }
@@ -213,7 +202,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         status: 'done',
         result: { merged: [{ shard: 0, from: 1, to: 1 }] },
       });
-      expect(await pending('cooling')).toBe(0);
+      expect(await pendingGenerations(h.sluice, 'cooling')).toBe(0);
       expect(await h.sluice.ledger.isCoolingDown('merge', 'cooling')).toBe(false);
       expect(await h.sluice.ledger.get('merge', 'cooling')).toBeNull();
       expect((await h.sluice.ledger.listCooldowns()).items).toEqual([]);
@@ -224,8 +213,8 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('a merge killed after its commit but before the job was acked converges when it runs again', async () => {
       await setup();
       await h.createTable(eventsTable('redelivered', { shards: 2 }));
-      await generation('redelivered', eventRows(1, 20));
-      await generation('redelivered', eventRows(11, 30, 2));
+      await flushedGeneration(h.sluice, 'redelivered', eventRows(1, 20));
+      await flushedGeneration(h.sluice, 'redelivered', eventRows(11, 30, 2));
       const job = mergeJob('redelivered');
       const first = await mergeProcessor(h.sluice)(job);
       const again = await mergeProcessor(h.sluice)(job);
@@ -247,7 +236,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('two deliveries of one merge at once commit it once', async () => {
       await setup();
       await h.createTable(eventsTable('zombie'));
-      await generation('zombie', eventRows(1, 20));
+      await flushedGeneration(h.sluice, 'zombie', eventRows(1, 20));
       const job = mergeJob('zombie');
       const outcomes = await Promise.all([mergeProcessor(h.sluice)(job), mergeProcessor(h.sluice)(job)]);
       const merged = outcomes.map((o) => (o.status === 'done' ? o.result.merged.length : -1));
@@ -260,7 +249,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('asking twice while a merge waits yields one job; a request while it runs is queued behind it', async () => {
       await setup();
       await h.createTable(eventsTable('dedup'));
-      await generation('dedup', eventRows(1, 5));
+      await flushedGeneration(h.sluice, 'dedup', eventRows(1, 5));
       const first = await h.scheduler.requestMerge('dedup', { manual: false });
       expect(await h.scheduler.requestMerge('dedup', { manual: false })).toBe(first);
       expect(await h.scheduler.merge.getJobCounts('waiting')).toEqual({ waiting: 1 });
@@ -278,7 +267,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('a manual request replaces a merge waiting out its backoff, so it runs now', async () => {
       await setup();
       await h.createTable(eventsTable('backoff'));
-      await generation('backoff', eventRows(1, 5));
+      await flushedGeneration(h.sluice, 'backoff', eventRows(1, 5));
       h.store.inject({ op: 'get', key: L0('backoff'), fault: 'fail', times: 1 });
       h.startWorkers(['merge']);
       const failing = await h.scheduler.requestMerge('backoff', { manual: false });
@@ -291,7 +280,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       expect((await settled(h.scheduler.merge, manual)).returnvalue).toMatchObject({ status: 'done' });
       expect(Date.now() - asked).toBeLessThan(1_500);
       expect(await h.scheduler.merge.getJob(failing)).toBeUndefined();
-      expect(await pending('backoff')).toBe(0);
+      expect(await pendingGenerations(h.sluice, 'backoff')).toBe(0);
     });
   });
 
@@ -318,14 +307,14 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         await h.scheduler.requestMerge('drained', { manual: false }),
       );
       expect(resumed.returnvalue).toMatchObject({ status: 'done' });
-      expect(await pending('drained')).toBe(0);
+      expect(await pendingGenerations(h.sluice, 'drained')).toBe(0);
       expect(await readAll(h.sluice, 'drained')).toEqual(eventRows(1, 40));
     });
 
     it('the merge already running when the table is drained finishes', async () => {
       await setup();
       const def = await h.createTable(eventsTable('running'));
-      await generation('running', eventRows(1, 10));
+      await flushedGeneration(h.sluice, 'running', eventRows(1, 10));
       const slow = h.store.inject({ op: 'get', key: L0('running'), latencyMs: 500, times: 1 });
       const running = mergeProcessor(h.sluice)(mergeJob('running'));
       await waitFor(() => slow.hits === 1, { message: 'the merge reading its inputs' });
@@ -334,7 +323,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         status: 'done',
         result: { merged: [{ shard: 0, from: 1, to: 1 }] },
       });
-      await generation('running', eventRows(11, 20));
+      await flushedGeneration(h.sluice, 'running', eventRows(11, 20));
       expect(await mergeProcessor(h.sluice)(mergeJob('running'))).toEqual({ status: 'drained' });
     });
 

@@ -1,7 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitMerge } from '../../shared/lsm/base-transitions.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import {
+  eventRows,
+  eventsTable,
+  flushedGeneration,
+  lookupJson,
+  pendingGenerations,
+  readAll,
+  writeRows,
+} from '../support/rows.ts';
 
 describe('merge into the base table (I11, I14)', () => {
   let h: Harness;
@@ -11,29 +19,11 @@ describe('merge into the base table (I11, I14)', () => {
   });
   afterEach(() => h.close());
 
-  /** Writes rows and flushes them into a generation of their own on every shard they touch. */
-  async function generation(table: string, rows: ReturnType<typeof eventRows>) {
-    await writeRows(h.sluice, table, rows);
-    const def = await h.sluice.table(table);
-    for (let shard = 0; shard < def.shards; shard++) {
-      await h.sluice.seal(table, shard);
-      await h.sluice.flush(table, shard);
-    }
-  }
-
-  async function pending(table: string): Promise<number> {
-    const def = await h.sluice.table(table);
-    let total = 0;
-    for (let shard = 0; shard < def.shards; shard++)
-      total += (await h.sluice.shardStats(table, shard)).pendingGenerations;
-    return total;
-  }
-
   it('moves committed generations into one base run and advances every watermark in one commit', async () => {
     await h.createTable(eventsTable('basic', { shards: 2 }));
-    await generation('basic', eventRows(1, 20));
-    await generation('basic', eventRows(21, 40));
-    expect(await pending('basic')).toBe(4);
+    await flushedGeneration(h.sluice, 'basic', eventRows(1, 20));
+    await flushedGeneration(h.sluice, 'basic', eventRows(21, 40));
+    expect(await pendingGenerations(h.sluice, 'basic')).toBe(4);
     const outcome = await h.sluice.merge('basic');
     expect(outcome.merged).toEqual([
       { shard: 0, from: 1, to: 2 },
@@ -44,14 +34,15 @@ describe('merge into the base table (I11, I14)', () => {
     expect(base.runs).toHaveLength(1);
     expect(base.runs[0]!.rows).toBe(40);
     expect(base.mergedThrough).toEqual({ '0': 2, '1': 2 });
-    expect(await pending('basic')).toBe(0);
+    expect(await pendingGenerations(h.sluice, 'basic')).toBe(0);
     expect(await readAll(h.sluice, 'basic', 9)).toEqual(eventRows(1, 40));
     expect(await lookupJson(h.sluice, 'basic', 33)).toEqual(eventRows(33, 33)[0]);
   });
 
   it('caps a merge at maxGenerationsPerMerge, oldest first, contiguous per shard', async () => {
     await h.createTable(eventsTable('capped', { settings: { maxGenerationsPerMerge: 2 } }));
-    for (let g = 0; g < 5; g++) await generation('capped', eventRows(g * 10 + 1, g * 10 + 10));
+    for (let g = 0; g < 5; g++)
+      await flushedGeneration(h.sluice, 'capped', eventRows(g * 10 + 1, g * 10 + 10));
     expect((await h.sluice.merge('capped')).merged).toEqual([{ shard: 0, from: 1, to: 2 }]);
     expect((await h.sluice.merge('capped')).merged).toEqual([{ shard: 0, from: 3, to: 4 }]);
     expect((await h.sluice.merge('capped')).merged).toEqual([{ shard: 0, from: 5, to: 5 }]);
@@ -61,9 +52,9 @@ describe('merge into the base table (I11, I14)', () => {
 
   it('I10: newer values and deletes in L0 and the WAL shadow the base; deletes stay deleted through merges', async () => {
     await h.createTable(eventsTable('shadow', { shards: 2 }));
-    await generation('shadow', eventRows(1, 20, 1));
+    await flushedGeneration(h.sluice, 'shadow', eventRows(1, 20, 1));
     await h.sluice.merge('shadow');
-    await generation('shadow', eventRows(5, 8, 2));
+    await flushedGeneration(h.sluice, 'shadow', eventRows(5, 8, 2));
     await h.sluice.delete('shadow', [1, 2, 10]);
     await writeRows(h.sluice, 'shadow', eventRows(15, 15, 3));
     const expected = [
@@ -80,7 +71,7 @@ describe('merge into the base table (I11, I14)', () => {
       await h.sluice.flush('shadow', shard);
     }
     await h.sluice.merge('shadow');
-    expect(await pending('shadow')).toBe(0);
+    expect(await pendingGenerations(h.sluice, 'shadow')).toBe(0);
     expect(await readAll(h.sluice, 'shadow', 4)).toEqual(expected);
     expect(await lookupJson(h.sluice, 'shadow', 10)).toBeNull();
     expect((await h.sluice.bases.read('shadow')).runs[0]!.tombstones).toBe(3);
@@ -88,7 +79,7 @@ describe('merge into the base table (I11, I14)', () => {
 
   it('I11: running the same merge twice commits once; a merge planned on a stale base is refused', async () => {
     await h.createTable(eventsTable('twice'));
-    await generation('twice', eventRows(1, 10));
+    await flushedGeneration(h.sluice, 'twice', eventRows(1, 10));
     const [a, b] = await Promise.all([h.sluice.merge('twice'), h.sluice.merge('twice')]);
     const base = await h.sluice.bases.read('twice');
     expect(base.mergedThrough).toEqual({ '0': 1 });
@@ -96,8 +87,8 @@ describe('merge into the base table (I11, I14)', () => {
     expect(a.merged.length + b.merged.length).toBe(1);
     const stale = { shard: 0, from: 1, to: 1 };
     expect(commitMerge(base, [stale], base.runs[0]!)).toBeNull();
-    await generation('twice', eventRows(11, 20));
-    await generation('twice', eventRows(21, 30));
+    await flushedGeneration(h.sluice, 'twice', eventRows(11, 20));
+    await flushedGeneration(h.sluice, 'twice', eventRows(21, 30));
     expect(() => commitMerge(base, [{ shard: 0, from: 3, to: 3 }], base.runs[0]!)).toThrow(
       expect.objectContaining({ code: 'FENCED' }),
     );
@@ -106,7 +97,7 @@ describe('merge into the base table (I11, I14)', () => {
 
   it('a merge whose commit fails after its run was written converges on the next run, no key doubled', async () => {
     await h.createTable(eventsTable('crash'));
-    await generation('crash', eventRows(1, 10));
+    await flushedGeneration(h.sluice, 'crash', eventRows(1, 10));
     const fault = h.store.inject({
       op: 'putIfAbsent',
       key: 'tables/crash/base/_manifest/*',
@@ -127,7 +118,7 @@ describe('merge into the base table (I11, I14)', () => {
 
   it('a merge whose commit landed but whose answer was lost is a success, and the next merge a no-op', async () => {
     await h.createTable(eventsTable('lost'));
-    await generation('lost', eventRows(1, 10));
+    await flushedGeneration(h.sluice, 'lost', eventRows(1, 10));
     h.store.inject({ op: 'putIfAbsent', key: 'tables/lost/base/_manifest/*', fault: 'lostAck', times: 1 });
     expect((await h.sluice.merge('lost')).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
     expect((await h.sluice.merge('lost')).merged).toEqual([]);
@@ -136,16 +127,16 @@ describe('merge into the base table (I11, I14)', () => {
 
   it('I14: appends during a merge land in later generations and survive; a generation sealed mid-merge merges next time', async () => {
     await h.createTable(eventsTable('during'));
-    await generation('during', eventRows(1, 10));
+    await flushedGeneration(h.sluice, 'during', eventRows(1, 10));
     h.store.inject({ op: 'get', key: 'tables/during/shards/0/gen/*', latencyMs: 300, times: 1 });
     const merging = h.sluice.merge('during');
     const started = Date.now();
-    await generation('during', eventRows(11, 20));
+    await flushedGeneration(h.sluice, 'during', eventRows(11, 20));
     const scan = await h.sluice.scan('during', { limit: 100 });
     expect(Date.now() - started).toBeLessThan(300);
     expect(scan.rows.numRows).toBe(20);
     expect((await merging).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
-    expect(await pending('during')).toBe(1);
+    expect(await pendingGenerations(h.sluice, 'during')).toBe(1);
     expect((await h.sluice.merge('during')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
     expect(await readAll(h.sluice, 'during')).toEqual(eventRows(1, 20));
   });
@@ -154,13 +145,13 @@ describe('merge into the base table (I11, I14)', () => {
     await h.createTable(
       eventsTable('compact', { settings: { compactAfterRuns: 3, maxGenerationsPerMerge: 1 } }),
     );
-    await generation('compact', eventRows(1, 10, 1));
+    await flushedGeneration(h.sluice, 'compact', eventRows(1, 10, 1));
     await h.sluice.merge('compact');
     await h.sluice.delete('compact', [1, 2, 3]);
     await h.sluice.seal('compact', 0);
     await h.sluice.flush('compact', 0);
     await h.sluice.merge('compact');
-    await generation('compact', eventRows(4, 6, 2));
+    await flushedGeneration(h.sluice, 'compact', eventRows(4, 6, 2));
     await h.sluice.merge('compact');
     const before = await h.sluice.bases.read('compact');
     expect(before.runs).toHaveLength(3);

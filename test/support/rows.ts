@@ -57,3 +57,22 @@ export async function lookupJson(sluice: Sluice, table: string, key: unknown): P
   const found = await sluice.lookup(table, key);
   return found ? (tableToJsonRows(def.schema, found)[0] ?? null) : null;
 }
+
+/** Writes rows and seals and flushes them into a generation of their own on every shard they touch. */
+export async function flushedGeneration(sluice: Sluice, table: string, rows: JsonRow[]): Promise<void> {
+  await writeRows(sluice, table, rows);
+  const def = await sluice.table(table);
+  for (let shard = 0; shard < def.shards; shard++) {
+    await sluice.seal(table, shard);
+    await sluice.flush(table, shard);
+  }
+}
+
+/** Pending generations (sealed plus committed-unmerged) summed over the table's shards. */
+export async function pendingGenerations(sluice: Sluice, table: string): Promise<number> {
+  const def = await sluice.table(table);
+  let total = 0;
+  for (let shard = 0; shard < def.shards; shard++)
+    total += (await sluice.shardStats(table, shard)).pendingGenerations;
+  return total;
+}

@@ -33,23 +33,12 @@ import {
 import { describe, expect, it } from 'vitest';
 import { concatBatches, takeRows } from '../../shared/arrow/take.ts';
 import { isSluiceError } from '../../shared/errors.ts';
+import { seededRandom } from '../support/random.ts';
 
 // ---------------------------------------------------------------------------------------
 // Building sources and the naive reference
 
 type Rng = () => number;
-
-/** mulberry32: small, fast and reproducible from one 32-bit seed. */
-function rngFrom(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const int = (rng: Rng, lo: number, hi: number): number => lo + Math.floor(rng() * (hi - lo + 1));
 
@@ -227,7 +216,7 @@ describe('takeRows: every supported column type', () => {
     for (const nullRate of [0, 0.3]) {
       const label = nullRate === 0 ? 'without nulls' : 'with nulls';
       it(`gathers ${kind.name} ${label}, rows in any order and repeated`, () => {
-        const rng = rngFrom(0xc0ffee);
+        const rng = seededRandom(0xc0ffee);
         const schema = schemaOf([kind]);
         const batch = batchFrom(
           schema,
@@ -318,7 +307,7 @@ describe('takeRows: validity bitmaps', () => {
     const source = new Table([
       batchFrom(
         schema,
-        randomColumns(rngFrom(7), KINDS, 30, () => 0),
+        randomColumns(seededRandom(7), KINDS, 30, () => 0),
       ),
     ]);
     const result = takeRows(source, [3, 1, 4, 1, 5, 9, 2, 6]);
@@ -332,7 +321,7 @@ describe('takeRows: validity bitmaps', () => {
   it('builds no null bitmap when every gathered row is valid, even if the source has nulls', () => {
     const kinds = KINDS.filter((k) => !k.name.startsWith('vector'));
     const schema = schemaOf(kinds);
-    const columns = randomColumns(rngFrom(8), kinds, 10, () => 0);
+    const columns = randomColumns(seededRandom(8), kinds, 10, () => 0);
     for (const column of columns) column[3] = null;
     const source = new Table([batchFrom(schema, columns)]);
     const result = takeRows(source, [0, 1, 2, 4, 9]);
@@ -359,7 +348,7 @@ describe('takeRows: validity bitmaps', () => {
 describe('takeRows: sources', () => {
   it('numbers rows across batches in order', () => {
     const schema = schemaOf(KINDS);
-    const rng = rngFrom(11);
+    const rng = seededRandom(11);
     const batches = [12, 7, 20].map((n) =>
       batchFrom(
         schema,
@@ -374,7 +363,7 @@ describe('takeRows: sources', () => {
 
   it('skips empty batches when numbering rows', () => {
     const schema = schemaOf(KINDS);
-    const rng = rngFrom(12);
+    const rng = seededRandom(12);
     const batches = [0, 5, 0, 0, 4, 0].map((n) =>
       batchFrom(
         schema,
@@ -388,7 +377,7 @@ describe('takeRows: sources', () => {
 
   it('reads sliced batches (non-zero Data offsets, not byte-aligned) correctly', () => {
     const schema = schemaOf(KINDS);
-    const rng = rngFrom(13);
+    const rng = seededRandom(13);
     const batches = [30, 25].map((n) =>
       batchFrom(
         schema,
@@ -413,7 +402,7 @@ describe('takeRows: sources', () => {
     const source = new Table([
       batchFrom(
         schema,
-        randomColumns(rngFrom(14), KINDS, 5, () => 0.5),
+        randomColumns(seededRandom(14), KINDS, 5, () => 0.5),
       ),
     ]);
     const result = takeRows(source, []);
@@ -522,7 +511,7 @@ describe('takeRows: refusals', () => {
 describe('concatBatches', () => {
   it('concatenates a sliced multi-batch table into one batch, rows in order', () => {
     const schema = schemaOf(KINDS);
-    const rng = rngFrom(21);
+    const rng = seededRandom(21);
     const batches = [9, 0, 14, 6].map((n) =>
       batchFrom(
         schema,
@@ -540,7 +529,7 @@ describe('takeRows: randomized against the naive reference', () => {
   const SEED = 0x51_1ce;
   it(`matches Arrow's per-row get() on random sources and indices (seed ${SEED})`, () => {
     console.info(`take.test: randomized seed ${SEED}`);
-    const rng = rngFrom(SEED);
+    const rng = seededRandom(SEED);
     for (let round = 0; round < 150; round++) {
       const kinds = KINDS.filter(() => rng() < 0.5);
       if (kinds.length === 0) continue;

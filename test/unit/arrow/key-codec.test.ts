@@ -3,6 +3,7 @@ import { jsonRowsToTable } from '../../../shared/arrow/json-rows.ts';
 import { compareBytes, type KeyValue, keyCodecFor } from '../../../shared/arrow/key-codec.ts';
 import { parseTableSchema } from '../../../shared/arrow/schema.ts';
 import { isSluiceError } from '../../../shared/errors.ts';
+import { seededRandom } from '../../support/random.ts';
 
 const composite = parseTableSchema(
   {
@@ -17,18 +18,6 @@ const composite = parseTableSchema(
   ['tenant', 'day', 'seq', 'note'],
 );
 const codec = keyCodecFor(composite);
-
-/** Deterministic, so a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 // Small alphabets make equal values and prefixes common; the odd characters test escaping
 // (NUL), multi-byte UTF-8, and code point order against UTF-16 order (U+FFFF vs U+1F600).
@@ -80,7 +69,7 @@ function compareTuples(a: KeyValue[], b: KeyValue[]): number {
 
 describe('key codec: order-preserving primary-key bytes', () => {
   it('orders encoded keys exactly as the key tuples, column by column', () => {
-    const next = random(20260101);
+    const next = seededRandom(20260101);
     for (let i = 0; i < 20_000; i++) {
       const a = randomKey(next);
       const b = next() < 0.2 ? [...a] : randomKey(next);
@@ -92,7 +81,7 @@ describe('key codec: order-preserving primary-key bytes', () => {
   });
 
   it('sorts a random set of keys like the tuples (code point order, not UTF-16 order)', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const keys = Array.from({ length: 2000 }, () => randomKey(next));
     const byBytes = [...keys].sort((a, b) => compareBytes(codec.encode(a), codec.encode(b)));
     const byTuples = [...keys].sort(compareTuples);
@@ -105,7 +94,7 @@ describe('key codec: order-preserving primary-key bytes', () => {
   });
 
   it('decodes what it encodes', () => {
-    const next = random(99);
+    const next = seededRandom(99);
     for (let i = 0; i < 2000; i++) {
       const key = randomKey(next);
       expect(codec.decode(codec.encode(key))).toEqual(key);
