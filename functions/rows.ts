@@ -63,19 +63,19 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
   };
 
   app.post('/v1/tables/:t/rows', requireScope('write'), async (c) => {
-    const def = await sluice.catalog.get(tableParam(c), c.var.signal);
+    const def = await sluice.table(tableParam(c));
     const body = await readRows(c, def, limits);
     return ack(c, def.name, body, () => sluice.append(def.name, body.value));
   });
 
   app.delete('/v1/tables/:t/rows', requireScope('write'), async (c) => {
-    const def = await sluice.catalog.get(tableParam(c), c.var.signal);
+    const def = await sluice.table(tableParam(c));
     const body = await readKeys(c, limits);
     return ack(c, def.name, body, () => sluice.delete(def.name, body.value));
   });
 
   app.get('/v1/tables/:t/rows', requireScope('read'), async (c) => {
-    const def = await sluice.catalog.get(tableParam(c), c.var.signal);
+    const def = await sluice.table(tableParam(c));
     const key = c.req.query('key');
     if (key !== undefined) {
       if (c.req.query('limit') !== undefined || c.req.query('after') !== undefined) {
