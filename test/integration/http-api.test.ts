@@ -8,13 +8,12 @@
 import { tableFromIPC } from 'apache-arrow';
 import type { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openApi } from '../../functions/app.ts';
-import { type HttpServer, startServer } from '../../functions/server.ts';
 import { type DeadLetter, DeadLetterQueue } from '../../jobs/dead-letter.ts';
 import { encodeIpcStream } from '../../shared/arrow/ipc.ts';
 import { jsonRowsToTable, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema, type TableSchema } from '../../shared/arrow/schema.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
 import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
 import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
@@ -392,8 +391,7 @@ describe('HTTP API over a real server process', () => {
 
 describe('dead letters of a shard that really failed (in-process server on the fault store)', () => {
   let h: Harness;
-  let http: HttpServer;
-  let closeApi: () => Promise<void>;
+  let served: ServedHarness;
   let call: Call;
   let tokens: TestTokens;
   let letters: Queue<DeadLetter>;
@@ -405,16 +403,13 @@ describe('dead letters of a shard that really failed (in-process server on the f
       tokens: JSON.parse(tokens.env),
       port: 0,
     });
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
     letters = new DeadLetterQueue(h.config).queue;
-    closeApi = api.close;
-    http = await startServer(api.app, h.config, h.sluice.log);
-    call = httpClient(http.url);
+    served = await serveHarness(h);
+    call = served.call;
   });
 
   afterEach(async () => {
-    await http.close();
-    await closeApi();
+    await served.close();
     await letters.close();
     await h.close();
   });

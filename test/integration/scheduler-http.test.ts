@@ -3,11 +3,10 @@
  * process on the harness (real Redis, the file store, real merge workers), with auth on.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openApi } from '../../functions/app.ts';
-import { type HttpServer, startServer } from '../../functions/server.ts';
 import { SluiceError } from '../../shared/errors.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
+import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
+import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -15,23 +14,19 @@ const outage = new SluiceError('STORE_UNAVAILABLE', 'the store is down');
 
 describe('merge, drain and scheduler routes (I15, I17)', () => {
   let h: Harness;
-  let http: HttpServer;
-  let closeApi: () => Promise<void>;
+  let served: ServedHarness;
   let call: Call;
   let tokens: TestTokens;
 
   beforeEach(async () => {
     tokens = testTokens();
     h = await createHarness({ tokens: JSON.parse(tokens.env), port: 0 });
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
-    closeApi = api.close;
-    http = await startServer(api.app, h.config, h.sluice.log);
-    call = httpClient(http.url);
+    served = await serveHarness(h);
+    call = served.call;
   });
 
   afterEach(async () => {
-    await http.close();
-    await closeApi();
+    await served.close();
     await h.close();
   });
 

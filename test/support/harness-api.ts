@@ -1,0 +1,27 @@
+/**
+ * The HTTP API of an in-process harness, served on a random loopback port: for tests that
+ * need the fault-injecting store behind real HTTP.
+ */
+import { openApi } from '../../functions/app.ts';
+import { startServer } from '../../functions/server.ts';
+import type { Harness } from './harness.ts';
+import { type Call, httpClient } from './http-client.ts';
+
+export interface ServedHarness {
+  url: string;
+  call: Call;
+  close(): Promise<void>;
+}
+
+export async function serveHarness(h: Harness): Promise<ServedHarness> {
+  const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+  const http = await startServer(api.app, h.config, h.sluice.log);
+  return {
+    url: http.url,
+    call: httpClient(http.url),
+    async close() {
+      await http.close();
+      await api.close();
+    },
+  };
+}
