@@ -9,10 +9,9 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApi } from '../../functions/app.ts';
 import { createHarness } from '../support/harness.ts';
-import { type Call, httpClient, type Reply, type TestTokens, testTokens } from '../support/http-client.ts';
-import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
-import { type ServerProcess, spawnServer } from '../support/server-process.ts';
-import { createTempDir, type TempDir } from '../support/temp-dir.ts';
+import type { Call, Reply, TestTokens } from '../support/http-client.ts';
+import type { RedisNamespace } from '../support/redis.ts';
+import { type ServedProcess, type ServerProcess, serveProcess } from '../support/server-process.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -24,30 +23,19 @@ function sessionCookie(reply: Reply): { value: string; attributes: string[] } {
 }
 
 describe('dashboard access (API process)', () => {
-  let dir: TempDir;
+  let served: ServedProcess;
   let namespace: RedisNamespace;
   let server: ServerProcess;
   let tokens: TestTokens;
   let call: Call;
 
   beforeAll(async () => {
-    dir = await createTempDir('dashboard-auth');
-    namespace = createRedisNamespace();
-    tokens = testTokens();
-    server = await spawnServer({
-      storeDir: dir.path,
-      redisUrl: namespace.url,
-      redisPrefix: namespace.prefix,
-      role: 'api',
-      env: { SLUICE_TOKENS: tokens.env },
-    });
-    call = httpClient(server.url);
+    served = await serveProcess('dashboard-auth', { role: 'api' });
+    ({ namespace, server, tokens, call } = served);
   });
 
   afterAll(async () => {
-    expect(await server?.stop()).toBe(0);
-    await namespace?.cleanup();
-    await dir?.cleanup();
+    expect(await served?.stop()).toBe(0);
   });
 
   it('exchanges an admin token in ?token= for an HttpOnly, SameSite=Strict session cookie and drops it from the URL', async () => {

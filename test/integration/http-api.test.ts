@@ -14,11 +14,9 @@ import { jsonRowsToTable, tableToJsonRows } from '../../shared/arrow/json-rows.t
 import { parseTableSchema, type TableSchema } from '../../shared/arrow/schema.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
-import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
+import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
-import { type ServerProcess, spawnServer } from '../support/server-process.ts';
-import { createTempDir, type TempDir } from '../support/temp-dir.ts';
+import { type ServedProcess, type ServerProcess, serveProcess } from '../support/server-process.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const ARROW = 'application/vnd.apache.arrow.stream';
@@ -47,30 +45,18 @@ function arrowRows(schema: TableSchema, bytes: Uint8Array) {
 }
 
 describe('HTTP API over a real server process', () => {
-  let dir: TempDir;
-  let namespace: RedisNamespace;
+  let served: ServedProcess;
   let server: ServerProcess;
   let tokens: TestTokens;
   let call: Call;
 
   beforeAll(async () => {
-    dir = await createTempDir('http-api');
-    namespace = createRedisNamespace();
-    tokens = testTokens();
-    server = await spawnServer({
-      storeDir: dir.path,
-      redisUrl: namespace.url,
-      redisPrefix: namespace.prefix,
-      role: 'all',
-      env: { SLUICE_TOKENS: tokens.env, SLUICE_FLUSH_RETRY_BASE_MS: '10' },
-    });
-    call = httpClient(server.url);
+    served = await serveProcess('http-api', { role: 'all', env: { SLUICE_FLUSH_RETRY_BASE_MS: '10' } });
+    ({ server, tokens, call } = served);
   });
 
   afterAll(async () => {
-    expect(await server?.stop()).toBe(0);
-    await namespace?.cleanup();
-    await dir?.cleanup();
+    expect(await served?.stop()).toBe(0);
   });
 
   /** Sum of allocatedThrough over a table's shards: moves with every WAL entry written. */

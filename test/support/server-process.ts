@@ -3,7 +3,10 @@
  * on port 0 — pointed at a test's Redis namespace and store directory. The URL comes from
  * its "sluice ready" line.
  */
+import { type Call, httpClient, type TestTokens, testTokens } from './http-client.ts';
 import { type LoggedProcess, spawnLogged } from './logged-process.ts';
+import { createRedisNamespace, type RedisNamespace } from './redis.ts';
+import { createTempDir } from './temp-dir.ts';
 
 export interface ServerProcess extends LoggedProcess {
   readonly url: string;
@@ -38,4 +41,42 @@ export async function spawnServer(options: ServerOptions): Promise<ServerProcess
     30_000,
   );
   return Object.assign(server, { url: ready.url as string });
+}
+
+/** A server process with a store directory, Redis namespace and tokens of its own. */
+export interface ServedProcess {
+  readonly server: ServerProcess;
+  readonly namespace: RedisNamespace;
+  readonly tokens: TestTokens;
+  readonly call: Call;
+  /** Stops the server (answering its exit code) and removes its data. */
+  stop(): Promise<number | null>;
+}
+
+export async function serveProcess(
+  label: string,
+  options: { role: ServerOptions['role']; env?: Record<string, string> },
+): Promise<ServedProcess> {
+  const dir = await createTempDir(label);
+  const namespace = createRedisNamespace();
+  const tokens = testTokens();
+  const server = await spawnServer({
+    storeDir: dir.path,
+    redisUrl: namespace.url,
+    redisPrefix: namespace.prefix,
+    role: options.role,
+    env: { SLUICE_TOKENS: tokens.env, ...options.env },
+  });
+  return {
+    server,
+    namespace,
+    tokens,
+    call: httpClient(server.url),
+    async stop() {
+      const code = await server.stop();
+      await namespace.cleanup();
+      await dir.cleanup();
+      return code;
+    },
+  };
 }

@@ -5,14 +5,12 @@
  * and every acked row is flushed exactly once (I2, I3, I11). The flush is slowed by nothing
  * but its size: each shard's WAL holds one large generation, written before any worker runs.
  */
-import { tableFromIPC } from 'apache-arrow';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
-import { readWalRange } from '../../shared/lsm/flush.ts';
+import { assertFlushedExactlyOnce, drained } from '../support/flushed.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import type { LogLine } from '../support/logged-process.ts';
-import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 import { childEnv, spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 
 const SHARDS = 2;
@@ -60,43 +58,6 @@ function linesAfter(worker: WorkerProcess, msg: string): LogLine[] {
   return at === -1 ? [] : worker.lines.slice(at + 1);
 }
 
-async function drained(timeoutMs = 30_000) {
-  await waitFor(
-    async () => {
-      for (let shard = 0; shard < SHARDS; shard++) {
-        const stats = await h.sluice.shardStats('big', shard);
-        if (stats.unsealedEntries > 0 || stats.sealed.length > 0) return false;
-      }
-      return true;
-    },
-    { message: 'every shard sealed and flushed', timeoutMs },
-  );
-}
-
-/** Per shard: generations 1..n, their WAL ranges tile the sealed WAL, each L0 file holds its range's rows; all rows read back once. */
-async function assertFlushedExactlyOnce(acked: JsonRow[]) {
-  for (let shard = 0; shard < SHARDS; shard++) {
-    const manifest = await h.sluice.manifests.read('big', shard);
-    expect(manifest.committed.map((c) => c.generation)).toEqual(manifest.committed.map((_, i) => i + 1));
-    expect(manifest.walCursor).toBe(manifest.sealedThrough);
-    let nextSeq = 1;
-    for (const generation of manifest.committed) {
-      expect(generation.walFrom).toBe(nextSeq);
-      nextSeq = generation.walTo + 1;
-      const walRows = (await readWalRange(h.store, 'big', shard, generation)).reduce(
-        (n, t) => n + t.numRows,
-        0,
-      );
-      // Every key is written once, so a generation's distinct keys are its WAL rows.
-      expect(generation.rows).toBe(walRows);
-      const l0 = await h.store.get(generation.path);
-      expect(tableFromIPC(l0!.body).numRows).toBe(generation.rows);
-    }
-    expect(nextSeq - 1).toBe(manifest.sealedThrough);
-  }
-  expect(await readAll(h.sluice, 'big', 20_000)).toEqual(acked);
-}
-
 describe('graceful shutdown of a worker process (torture)', () => {
   it('SIGTERM during a flush: stops taking jobs, finishes the flush within the grace period, exits 0', async () => {
     const { acked, env } = await setUp(20);
@@ -115,10 +76,10 @@ describe('graceful shutdown of a worker process (torture)', () => {
 
     const second = await spawnWorker(env);
     workers.push(second);
-    await drained();
+    await drained(h, 'big', SHARDS, 30_000);
     const flushedBySecond = second.lines.filter((l) => l.msg === 'flush started').map((l) => l.shard);
     expect(flushedBySecond).toContain(1 - firstShard);
-    await assertFlushedExactlyOnce(acked);
+    await assertFlushedExactlyOnce(h, 'big', SHARDS, acked, 20_000);
   });
 
   it('SIGTERM during a flush longer than the grace period: hands the flush back, exits 0, another worker finishes it', async () => {
@@ -136,9 +97,9 @@ describe('graceful shutdown of a worker process (torture)', () => {
 
     const second = await spawnWorker(env);
     workers.push(second);
-    await drained();
+    await drained(h, 'big', SHARDS, 30_000);
     const shards = second.lines.filter((l) => l.msg === 'flush ended').map((l) => l.shard);
     expect(shards).toContain(started.shard);
-    await assertFlushedExactlyOnce(acked);
+    await assertFlushedExactlyOnce(h, 'big', SHARDS, acked, 20_000);
   });
 });
