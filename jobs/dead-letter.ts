@@ -11,6 +11,7 @@ import type { Job } from 'bullmq';
 import { Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
+import { shardPoison } from '../shared/lsm/shard-open.ts';
 import { deadLetterCount } from '../shared/metrics.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 import type { Sluice } from '../shared/sluice.ts';
@@ -125,7 +126,7 @@ export class DeadLetterQueue {
   async retry(id: string, sluice: Sluice): Promise<DeadLetterItem> {
     const letter = await this.get(id);
     const { table, shard } = shardOf(letter);
-    const { poison } = await sluice.shardStats(table, shard);
+    const poison = await shardPoison(sluice.shardState, await sluice.manifests.read(table, shard));
     if (poison) {
       throw new SluiceError(
         'SHARD_STILL_POISONED',

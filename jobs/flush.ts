@@ -7,6 +7,7 @@
 import type { Job } from 'bullmq';
 import { SluiceError, toSluiceError } from '../shared/errors.ts';
 import type { PoisonRecord } from '../shared/lsm/shard-manifest.ts';
+import { shardPoison } from '../shared/lsm/shard-open.ts';
 import { flushRetries } from '../shared/metrics.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import type { DeadLetterQueue } from './dead-letter.ts';
@@ -87,8 +88,7 @@ export function flushFailureHandler(sluice: Sluice, deadLetters: DeadLetterQueue
   return async (job: Job<ShardJobData> | undefined, err: Error): Promise<void> => {
     if (!job || !isFinalFailure(job, err) || err.message.startsWith('SHARD_POISONED')) return;
     const manifest = await sluice.manifests.read(job.data.table, job.data.shard);
-    const cached = await sluice.shardState.cachedPoison(job.data.table, job.data.shard);
-    if (manifest.poison || cached) return;
+    if (await shardPoison(sluice.shardState, manifest)) return;
     const error = new SluiceError(
       'INTERNAL',
       `flush failed outside its processor: ${err.message}`,

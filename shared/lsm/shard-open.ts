@@ -5,9 +5,17 @@
  */
 import type { ShardState } from '../redis/shard-state.ts';
 import { poisonedError } from './manifest-transitions.ts';
-import type { ShardManifest } from './shard-manifest.ts';
+import type { PoisonRecord, ShardManifest } from './shard-manifest.ts';
+
+/** The shard's poison, durable or only cached so far, or null when it is open. */
+export async function shardPoison(
+  shardState: ShardState,
+  manifest: ShardManifest,
+): Promise<PoisonRecord | null> {
+  return manifest.poison ?? (await shardState.cachedPoison(manifest.table, manifest.shard));
+}
 
 export async function assertShardOpen(shardState: ShardState, manifest: ShardManifest): Promise<void> {
-  const poison = manifest.poison ?? (await shardState.cachedPoison(manifest.table, manifest.shard));
+  const poison = await shardPoison(shardState, manifest);
   if (poison) throw poisonedError(manifest.table, manifest.shard, poison);
 }

@@ -5,6 +5,7 @@
 import { mergedThrough as watermarkOf } from '../lsm/base-manifest.ts';
 import { pendingGenerations } from '../lsm/manifest-transitions.ts';
 import type { CommittedGeneration, PoisonRecord, SealedGeneration } from '../lsm/shard-manifest.ts';
+import { shardPoison } from '../lsm/shard-open.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { listWalAfter, missingSeqs } from '../wal/frontier.ts';
 import type { ReadDeps } from './read-snapshot.ts';
@@ -54,6 +55,6 @@ export async function shardStats(
     unsealedEntries: unsealed.length,
     unsealedBytes: unsealed.reduce((sum, e) => sum + e.bytes, 0),
     manifestVersion: manifest.version,
-    poison: manifest.poison ?? (await deps.shardState.cachedPoison(table.name, shard)),
+    poison: await shardPoison(deps.shardState, manifest),
   };
 }
