@@ -1,0 +1,2 @@
+export * as lancedb from '@lancedb/lancedb';
+export * as arrow from 'apache-arrow';
