@@ -27,14 +27,15 @@ export async function poison(
   reason: { code: ErrorCode; generation: number | null; cause: string; jobId?: string },
 ): Promise<PoisonOutcome> {
   const record: PoisonRecord = { ...reason, at: new Date().toISOString() };
+  const seen = await deps.manifests.read(target.table, target.shard).catch(() => null);
   // Redis first: writes must fail fast at once, even while the store refuses the manifest commit.
-  await deps.shardState.cachePoison(target.table, target.shard, record);
+  await deps.shardState.cachePoison(target.table, target.shard, record, seen?.version ?? null);
   try {
     const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
       poisonShard(m, record),
     );
     const held = manifest.poison ?? record;
-    if (held !== record) await deps.shardState.cachePoison(target.table, target.shard, held);
+    await deps.shardState.cachePoison(target.table, target.shard, held, manifest.version);
     return { record: held, durable: true };
   } catch (error) {
     return { record, durable: false, error };
@@ -47,7 +48,7 @@ export async function reopen(
   target: { table: string; shard: number },
 ): Promise<ShardManifest> {
   const manifest = await clearManifestPoison(deps, target);
-  await deps.shardState.cachePoison(target.table, target.shard, null);
+  await deps.shardState.cachePoison(target.table, target.shard, null, manifest.version);
   await deps.scheduler.requestFlush(target.table, target.shard);
   await deps.scheduler.requestSeal(target.table, target.shard, { delayMs: 0 });
   return manifest;
