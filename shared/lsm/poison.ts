@@ -6,7 +6,7 @@
 import { type ErrorCode, isSluiceError } from '../errors.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
-import { poisonShard, reopenShard as reopenTransition } from './manifest-transitions.ts';
+import { isCommitted, poisonShard, reopenShard as reopenTransition } from './manifest-transitions.ts';
 import type { PoisonRecord, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
 export interface PoisonDeps {
@@ -14,12 +14,16 @@ export interface PoisonDeps {
   shardState: ShardState;
 }
 
-export interface PoisonOutcome {
-  record: PoisonRecord;
-  /** False when the store refused the manifest commit: the poison then lives in Redis only. */
-  durable: boolean;
-  error?: unknown;
-}
+export type PoisonOutcome =
+  | {
+      poisoned: true;
+      record: PoisonRecord;
+      /** False when the store refused the manifest commit: the poison then lives in Redis only. */
+      durable: boolean;
+      error?: unknown;
+    }
+  /** I11: the failed generation is committed by now (another run of the flush won); the shard stays open. */
+  | { poisoned: false; committedBy: number };
 
 export async function poison(
   deps: PoisonDeps,
@@ -28,17 +32,20 @@ export async function poison(
 ): Promise<PoisonOutcome> {
   const record: PoisonRecord = { ...reason, at: new Date().toISOString() };
   const seen = await deps.manifests.read(target.table, target.shard).catch(() => null);
+  if (seen && reason.generation !== null && isCommitted(seen, reason.generation)) {
+    return { poisoned: false, committedBy: seen.version };
+  }
   // Redis first: writes must fail fast at once, even while the store refuses the manifest commit.
   await deps.shardState.cachePoison(target.table, target.shard, record, seen?.version ?? null);
   try {
     const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
       poisonShard(m, record),
     );
-    const held = manifest.poison ?? record;
-    await deps.shardState.cachePoison(target.table, target.shard, held, manifest.version);
-    return { record: held, durable: true };
+    await deps.shardState.cachePoison(target.table, target.shard, manifest.poison, manifest.version);
+    if (!manifest.poison) return { poisoned: false, committedBy: manifest.version };
+    return { poisoned: true, record: manifest.poison, durable: true };
   } catch (error) {
-    return { record, durable: false, error };
+    return { poisoned: true, record, durable: false, error };
   }
 }
 

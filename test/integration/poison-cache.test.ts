@@ -19,7 +19,7 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     await h.createTable(eventsTable(name));
     await writeRows(h.sluice, name, eventRows(1, 5));
     const outcome = await h.sluice.poison(name, 0, REASON);
-    expect(outcome.durable).toBe(true);
+    expect(outcome).toMatchObject({ poisoned: true, durable: true });
   }
 
   it('a sync that read the poisoned manifest before a reopen leaves the shard open', async () => {
@@ -66,7 +66,7 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     const refusing = h.store.inject({ op: 'putIfAbsent', key: '**/_manifest/**', fault: 'fail' });
     const outcome = await h.sluice.poison('refused', 0, REASON);
     refusing.remove();
-    expect(outcome.durable).toBe(false);
+    expect(outcome).toMatchObject({ poisoned: true, durable: false });
 
     await h.sluice.reconcile('refused');
     expect(await h.sluice.shardState.cachedPoison('refused', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
