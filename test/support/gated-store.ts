@@ -20,8 +20,10 @@ export interface Gate {
   release(): void;
 }
 
+type GatedOp = 'get' | 'list' | 'putIfAbsent';
+
 interface Held {
-  op: 'get' | 'list';
+  op: GatedOp;
   key: RegExp;
   arrived(): void;
   opened: Promise<void>;
@@ -37,7 +39,7 @@ export class GatedStore implements ObjectStore {
   }
 
   /** Holds the next `op` call whose key (or list prefix) matches `key`. */
-  hold(op: 'get' | 'list', key: RegExp): Gate {
+  hold(op: GatedOp, key: RegExp): Gate {
     let arrived!: () => void;
     let release!: () => void;
     const reached = new Promise<void>((resolve) => {
@@ -63,7 +65,8 @@ export class GatedStore implements ObjectStore {
     return this.inner.put(key, body, options);
   }
 
-  putIfAbsent(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta> {
+  async putIfAbsent(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta> {
+    await this.door('putIfAbsent', key);
     return this.inner.putIfAbsent(key, body, options);
   }
 
@@ -84,7 +87,7 @@ export class GatedStore implements ObjectStore {
     return this.inner.close();
   }
 
-  private async door(op: 'get' | 'list', key: string): Promise<void> {
+  private async door(op: GatedOp, key: string): Promise<void> {
     const held = this.holds.find((h) => h.op === op && h.key.test(key));
     if (!held) return;
     this.holds = this.holds.filter((h) => h !== held);
