@@ -112,7 +112,7 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'put');
       await this.ensureDir(dirname(path));
-      const temp = await this.writeTemp(body);
+      const temp = await this.writeTemp(body, options.signal);
       await this.replaceLocked(key, path, temp, options.signal, async () => undefined);
       await fsyncDir(dirname(path));
       return metaOf(key, temp.stat);
@@ -124,8 +124,11 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'putIfAbsent');
       await this.ensureDir(dirname(path));
-      const temp = await this.writeTemp(body);
+      const temp = await this.writeTemp(body, options.signal);
       try {
+        // A caller that gave up (a WAL writer past its put timeout) must not land later: the
+        // seal declares its seq a hole only once the hole timeout, longer than that, passed.
+        throwIfAborted(options.signal, 'putIfAbsent');
         await link(temp.path, path);
       } catch (err) {
         if (errnoCode(err) === 'EEXIST') throw await this.existingObjectError(key, path);
@@ -142,7 +145,7 @@ export class FsStore implements ObjectStore {
     return guard('putIfMatch', key, async () => {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'putIfMatch');
-      const temp = await this.writeTemp(body);
+      const temp = await this.writeTemp(body, options.signal);
       await this.replaceLocked(key, path, temp, options.signal, async () => {
         const current = await this.metaAt(key, path);
         if (current?.etag !== etag) {
@@ -193,11 +196,11 @@ export class FsStore implements ObjectStore {
   }
 
   /** Writes `body` to a fresh temp file and makes its bytes durable. */
-  private async writeTemp(body: Uint8Array): Promise<TempFile> {
+  private async writeTemp(body: Uint8Array, signal: AbortSignal | undefined): Promise<TempFile> {
     const path = join(this.tempDir, `${randomUUID()}.tmp`);
     const handle = await open(path, 'wx', 0o644);
     try {
-      await handle.writeFile(body);
+      await handle.writeFile(body, { signal });
       // The etag is made of inode, size and mtime. Inode numbers are reused and kernel
       // timestamps are coarse, so a random sub-second mtime keeps a replaced object from
       // repeating an old etag; lastModified reports whole seconds, as S3 does.
@@ -225,6 +228,7 @@ export class FsStore implements ObjectStore {
       await this.withKeyLock(key, signal, async (lock) => {
         await precondition();
         await lock.assertHeld();
+        throwIfAborted(signal, 'put');
         await rename(temp.path, path);
       });
     } catch (err) {
