@@ -16,7 +16,7 @@ import type { TableDef } from '../table/table-def.ts';
 import { decodeWalEntry, walSchema } from '../wal/wal-entry.ts';
 import { commitGeneration, isCommitted } from './manifest-transitions.ts';
 import { buildRunFile } from './run-file.ts';
-import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
+import type { SealedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 import { assertShardOpen } from './shard-open.ts';
 
 export interface FlushDeps {
@@ -48,7 +48,7 @@ export async function flushShard(
     if (!next) return committed;
     options.onGeneration?.(next.generation);
     try {
-      if (await flushGeneration(deps, table, shard, next, options.signal)) committed.push(next.generation);
+      if (await flushGeneration(deps, table, manifest, next, options.signal)) committed.push(next.generation);
     } catch (err) {
       if (!(await committedMeanwhile(deps, table.name, shard, next.generation, options.signal))) throw err;
     }
@@ -59,11 +59,15 @@ export async function flushShard(
 async function flushGeneration(
   deps: FlushDeps,
   table: TableDef,
-  shard: number,
+  read: ShardManifest,
   generation: SealedGeneration,
   signal?: AbortSignal,
 ): Promise<boolean> {
+  const { shard } = read;
   const artifact = await writeGeneration(deps, table, shard, generation, signal);
+  // I7: the manifest refuses a commit after a durable poison; one held only in Redis (the
+  // store refused it) is checked again here, after the slow part of the flush.
+  await assertShardOpen(deps.shardState, read);
   const { manifest, changed } = await deps.manifests.update(
     table.name,
     shard,

@@ -91,6 +91,8 @@ export function commitGeneration(
  * generations at or below the watermark of the base it read.
  */
 export function pruneMerged(manifest: ShardManifest, watermark: number): ManifestChange {
+  // I7: nothing mutates a poisoned shard's manifest; pruning waits for the reopen.
+  if (manifest.poison) return null;
   const kept = manifest.committed.filter((c) => c.generation > watermark);
   return kept.length === manifest.committed.length ? null : { ...manifest, committed: kept };
 }
