@@ -3,7 +3,7 @@
  * poison is recorded in the shard manifest (durable, the truth) and cached in Redis (so a
  * write fails fast without reading the store).
  */
-import { type ErrorCode, isSluiceError } from '../errors.ts';
+import type { ErrorCode } from '../errors.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { isCommitted, poisonShard, reopenShard as reopenTransition } from './manifest-transitions.ts';
@@ -61,16 +61,44 @@ export async function reopen(
   return manifest;
 }
 
-/** A poison that only reached Redis (the store refused the manifest commit) is cleared there alone. */
+/**
+ * A poison that only reached Redis (the store refused the manifest commit) is cleared there,
+ * after a commit of its own: that moves the manifest past the version a sweep making the
+ * poison durable commits onto (see `persistCachedPoison`), so the reopen wins the race.
+ */
 async function clearManifestPoison(
   deps: PoisonDeps,
   target: { table: string; shard: number },
 ): Promise<ShardManifest> {
+  const cached = await deps.shardState.cachedPoison(target.table, target.shard);
+  const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
+    !m.poison && cached ? { ...m } : reopenTransition(m),
+  );
+  return manifest;
+}
+
+/**
+ * I7: a poison the store refused at first is made durable by the next reconcile, so a Redis
+ * restarted empty cannot silently reopen the shard. It is committed only onto the manifest
+ * version it was seen beside: a reopen in between commits a version of its own and wins.
+ * Returns the shard's poison, durable or still only cached, or null when it is open.
+ */
+export async function persistCachedPoison(
+  deps: PoisonDeps,
+  seen: ShardManifest,
+): Promise<PoisonRecord | null> {
+  if (seen.poison) return seen.poison;
+  const cached = await deps.shardState.cachedPoison(seen.table, seen.shard);
+  if (!cached) return null;
   try {
-    return (await deps.manifests.update(target.table, target.shard, reopenTransition)).manifest;
-  } catch (err) {
-    const cached = await deps.shardState.cachedPoison(target.table, target.shard);
-    if (!isSluiceError(err, 'SHARD_NOT_POISONED') || !cached) throw err;
-    return deps.manifests.read(target.table, target.shard);
+    const { manifest } = await deps.manifests.update(seen.table, seen.shard, (m) =>
+      m.version === seen.version ? poisonShard(m, cached) : null,
+    );
+    if (manifest.poison)
+      await deps.shardState.cachePoison(seen.table, seen.shard, manifest.poison, manifest.version);
+    return manifest.poison ?? cached;
+  } catch {
+    // The store still refuses: the poison stays in Redis and the next sweep tries again.
+    return cached;
   }
 }
