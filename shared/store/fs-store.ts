@@ -44,9 +44,15 @@ export interface FsStoreOptions {
   staleLockMs?: number;
   /** Files in `.tmp/` older than this are leftovers of a crash; removed when the store opens. */
   tempMaxAgeMs?: number;
+  /** Makes a directory's entries durable (fsync); a test wraps it to see when it happens. */
+  syncDirectory?: (dir: string) => Promise<void>;
 }
 
-const DEFAULTS: Required<FsStoreOptions> = { staleLockMs: 10_000, tempMaxAgeMs: 60 * 60 * 1000 };
+const DEFAULTS: Required<FsStoreOptions> = {
+  staleLockMs: 10_000,
+  tempMaxAgeMs: 60 * 60 * 1000,
+  syncDirectory: fsyncDir,
+};
 /** As S3's ListObjectsV2, so callers see the same pages from either store. */
 const MAX_PAGE_SIZE = 1000;
 /** Errors that mean "no object here" when reading or deleting. */
@@ -114,7 +120,7 @@ export class FsStore implements ObjectStore {
       await this.ensureDir(dirname(path));
       const temp = await this.writeTemp(body, options.signal);
       await this.replaceLocked(key, path, temp, options.signal, async () => undefined);
-      await fsyncDir(dirname(path));
+      await this.options.syncDirectory(dirname(path));
       return metaOf(key, temp.stat);
     });
   }
@@ -136,7 +142,7 @@ export class FsStore implements ObjectStore {
       } finally {
         await removeQuietly(temp.path);
       }
-      await fsyncDir(dirname(path));
+      await this.options.syncDirectory(dirname(path));
       return metaOf(key, temp.stat);
     });
   }
@@ -156,7 +162,7 @@ export class FsStore implements ObjectStore {
           });
         }
       });
-      await fsyncDir(dirname(path));
+      await this.options.syncDirectory(dirname(path));
       return metaOf(key, temp.stat);
     });
   }
@@ -170,7 +176,7 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'delete');
       const removed = await this.withKeyLock(key, options.signal, () => unlinkIfPresent(path));
-      if (removed) await fsyncDir(dirname(path));
+      if (removed) await this.options.syncDirectory(dirname(path));
     });
   }
 
@@ -280,7 +286,7 @@ export class FsStore implements ObjectStore {
       }
     }
     // I1: whoever created the directory, its entry must be durable before anything inside it is acked.
-    await fsyncDir(parent);
+    await this.options.syncDirectory(parent);
   }
 
   private async existingObjectError(key: string, path: string): Promise<SluiceError> {
@@ -325,6 +331,10 @@ export class FsStore implements ObjectStore {
         dir: entry.isDirectory(),
       }))
       .sort((a, b) => compareKeys(a.key, b.key));
+    // A name is visible from link() on, before the writer's directory fsync makes it durable.
+    // A lister acts on what it returns (a seal seals it, a read serves it), so it makes the
+    // directory durable first: nothing it returns can vanish in a power loss after.
+    if (candidates.some((c) => !c.dir)) await this.options.syncDirectory(resolve(this.root, dirKey));
     for (const { key, dir } of candidates) {
       if (
         startAfter !== undefined &&
