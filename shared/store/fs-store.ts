@@ -55,6 +55,8 @@ const DEFAULTS: Required<FsStoreOptions> = {
 };
 /** As S3's ListObjectsV2, so callers see the same pages from either store. */
 const MAX_PAGE_SIZE = 1000;
+/** A directory ctime this much older than the clock can no longer be repeated by a later link. */
+const CTIME_SETTLED_NS = 50_000_000n;
 /** Errors that mean "no object here" when reading or deleting. */
 const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
 
@@ -70,6 +72,8 @@ export class FsStore implements ObjectStore {
   private readonly tempDir: string;
   /** Directories whose entry in their parent is known to be durable, by absolute path. */
   private readonly durableDirs = new Map<string, Promise<void>>();
+  /** Listed directories this store fsynced, with the ctime each had just before. */
+  private readonly syncedDirs = new Map<string, { ctimeNs: bigint; settled: boolean }>();
 
   /** Creates the root directory if needed; synchronous, as a store is opened once at start-up. */
   constructor(root: string, options: FsStoreOptions = {}) {
@@ -334,7 +338,7 @@ export class FsStore implements ObjectStore {
     // A name is visible from link() on, before the writer's directory fsync makes it durable.
     // A lister acts on what it returns (a seal seals it, a read serves it), so it makes the
     // directory durable first: nothing it returns can vanish in a power loss after.
-    if (candidates.some((c) => !c.dir)) await this.options.syncDirectory(resolve(this.root, dirKey));
+    if (candidates.some((c) => !c.dir)) await this.syncListed(resolve(this.root, dirKey));
     for (const { key, dir } of candidates) {
       if (
         startAfter !== undefined &&
@@ -350,6 +354,23 @@ export class FsStore implements ObjectStore {
         if (meta) yield meta;
       }
     }
+  }
+
+  /**
+   * fsyncs a listed directory unless it has not changed since a sync of this store: its
+   * ctime is the same as one read before that sync, and was read long enough after the
+   * ctime itself that no later link could have kept it (kernel timestamps are coarse).
+   */
+  private async syncListed(dir: string): Promise<void> {
+    const before = await stat(dir, { bigint: true });
+    const synced = this.syncedDirs.get(dir);
+    if (synced?.ctimeNs === before.ctimeNs && synced.settled) return;
+    const readAt = BigInt(Date.now()) * 1_000_000n;
+    await this.options.syncDirectory(dir);
+    this.syncedDirs.set(dir, {
+      ctimeNs: before.ctimeNs,
+      settled: readAt - before.ctimeNs >= CTIME_SETTLED_NS,
+    });
   }
 
   private removeOldTempFiles(): void {
