@@ -5,7 +5,7 @@
  * poisoned fails at once without spending its budget (I7).
  */
 import type { Job } from 'bullmq';
-import { SluiceError, toSluiceError } from '../shared/errors.ts';
+import { isSluiceError, SluiceError, toSluiceError } from '../shared/errors.ts';
 import type { PoisonRecord } from '../shared/lsm/shard-manifest.ts';
 import { shardPoison } from '../shared/lsm/shard-open.ts';
 import { flushRetries } from '../shared/metrics.ts';
@@ -47,7 +47,10 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
         throw error;
       }
       log.error({ err: error, attempts: job.attemptsMade + 1 }, 'flush cannot succeed; poisoning shard');
-      await failStop(sluice, deadLetters, job, error, generation);
+      if (!(await failStop(sluice, deadLetters, job, error, generation))) {
+        log.warn({ err: error }, 'flush failed on a generation another run committed; nothing to poison');
+        return { committed: [] };
+      }
       throw failNow(error);
     } finally {
       log.debug('flush ended');
@@ -55,14 +58,18 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
   };
 }
 
-/** I6/I7: the shard is poisoned (durably when the store allows) and the job dead-lettered. */
+/**
+ * I6/I7: the shard is poisoned (durably when the store allows) and the job dead-lettered;
+ * false when the generation turned out committed by another run, which leaves the shard
+ * open and the job with nothing to record (I11).
+ */
 async function failStop(
   sluice: Sluice,
   deadLetters: DeadLetterQueue,
   job: Job<ShardJobData>,
   error: SluiceError,
   generation: number | null,
-): Promise<void> {
+): Promise<boolean> {
   const { table, shard } = job.data;
   const poisoned = await sluice.poison(table, shard, {
     code: error.code,
@@ -70,6 +77,7 @@ async function failStop(
     cause: error.message,
     jobId: String(job.id),
   });
+  if (!poisoned.poisoned) return false;
   if (!poisoned.durable) {
     sluice.log.error(
       { err: poisoned.error, table, shard },
@@ -77,25 +85,29 @@ async function failStop(
     );
   }
   await deadLetters.record(job, shardTarget(job.data), error);
+  return true;
 }
 
 /**
  * A flush can also fail for good where its processor never sees it: a job that stalled
  * more than BullMQ allows (its worker kept dying mid-flush, e.g. out of memory) is failed
- * by BullMQ itself. The worker's `failed` event applies the same fail-stop then.
+ * by BullMQ itself. The worker's `failed` event applies the same fail-stop then, to the
+ * lowest generation still sealed; with none left, every generation the job was for is
+ * committed and there is nothing to stop.
  */
 export function flushFailureHandler(sluice: Sluice, deadLetters: DeadLetterQueue) {
   return async (job: Job<ShardJobData> | undefined, err: Error): Promise<void> => {
-    if (!job || !isFinalFailure(job, err) || err.message.startsWith('SHARD_POISONED')) return;
+    if (!job || !isFinalFailure(job, err) || isSluiceError(err.cause, 'SHARD_POISONED')) return;
     const manifest = await sluice.manifests.read(job.data.table, job.data.shard);
-    if (await shardPoison(sluice.shardState, manifest)) return;
+    const pending = manifest.sealed[0];
+    if (!pending || (await shardPoison(sluice.shardState, manifest))) return;
     const error = new SluiceError(
       'INTERNAL',
       `flush failed outside its processor: ${err.message}`,
       {},
       { cause: err },
     );
-    await failStop(sluice, deadLetters, job, error, manifest.sealed[0]?.generation ?? null);
+    await failStop(sluice, deadLetters, job, error, pending.generation);
   };
 }
 

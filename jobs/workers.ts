@@ -2,7 +2,7 @@
  * Runs the BullMQ workers of the named queues in this process. Each queue is its own
  * Worker, so a process can run any subset and each subset scales on its own.
  */
-import { type Job, Queue, Worker } from 'bullmq';
+import { type Job, Worker } from 'bullmq';
 import type { Sluice } from '../shared/sluice.ts';
 import { ActiveJobs } from './active-jobs.ts';
 import { compactProcessor } from './compact.ts';
@@ -12,7 +12,8 @@ import { mergeProcessor } from './merge.ts';
 import { observeQueueWait } from './queue-wait.ts';
 import { QUEUE, queueOptions, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
 import { BACKOFF_TYPE, backoffDelay } from './retry-policy.ts';
-import { samplerProcessor, scheduleSampler } from './sampler.ts';
+import { samplerProcessor } from './sampler.ts';
+import { keepSamplerScheduled } from './sampler-schedule.ts';
 import { sealProcessor } from './seal.ts';
 
 export interface WorkerSet {
@@ -78,18 +79,14 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
       sluice.log.error({ err: failure }, 'flush fail-stop failed'),
     );
   });
-  if (queues.includes(QUEUE.sampler)) {
-    const queue = new Queue(QUEUE.sampler, queueOptions(config, QUEUE.sampler));
-    void scheduleSampler(queue, config.scheduler.samplerIntervalSeconds)
-      .catch((err: unknown) => sluice.log.error({ err }, 'could not schedule the sampler'))
-      .finally(() => queue.close());
-  }
+  const schedule = queues.includes(QUEUE.sampler) ? keepSamplerScheduled(sluice) : null;
   return {
     workers,
     async close(graceMs = config.workers.shutdownGraceSeconds * 1000) {
       const closing = Promise.all([...workers.values()].map((w) => w.close()));
       const forced = new Promise<'timeout'>((resolve) => setTimeout(resolve, graceMs, 'timeout').unref());
       if ((await Promise.race([closing, forced])) === 'timeout') await active.handBack(sluice.log);
+      await schedule?.close();
       await deadLetters.close();
     },
   };

@@ -274,6 +274,20 @@ export function loadConfig(
   return parsed.data;
 }
 
+/** The longest a writer reuses the sealed-seq floor it read (see `seqFloorTtlMs`). */
+const SEQ_FLOOR_TTL_MS = 5_000;
+
+/**
+ * How long a writer may reuse the sealed-seq floor it read from the manifest: derived from
+ * SLUICE_GC_GRACE_SECONDS, never more than half of it. GC deletes a sealed WAL range only a
+ * grace period after the seal that covered it, so a floor younger than the grace already
+ * lies above every seq GC may have deleted, and a Redis seq counter that went back (failover
+ * to a lagging replica, a restore from a snapshot) cannot have a write acked there.
+ */
+export function seqFloorTtlMs(config: Pick<Config, 'scheduler'>): number {
+  return Math.min(SEQ_FLOOR_TTL_MS, (config.scheduler.gcGraceSeconds * 1000) / 2);
+}
+
 function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(extra)) {

@@ -115,6 +115,12 @@ export const pendingWarnings = new Counter({
   registers: [registry],
 });
 
+export const samplerSchedulerLost = new Counter({
+  name: 'sluice_sampler_scheduler_lost_total',
+  help: 'Times the sampler Job Scheduler was found missing from Redis and re-created',
+  registers: [registry],
+});
+
 export const gcDeletedObjects = new Counter({
   name: 'sluice_gc_deleted_objects_total',
   help: 'Objects deleted by garbage collection, by kind',

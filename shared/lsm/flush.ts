@@ -14,9 +14,9 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { generationKey, walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { decodeWalEntry, walSchema } from '../wal/wal-entry.ts';
-import { commitGeneration } from './manifest-transitions.ts';
+import { commitGeneration, isCommitted } from './manifest-transitions.ts';
 import { buildRunFile } from './run-file.ts';
-import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
+import type { SealedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 import { assertShardOpen } from './shard-open.ts';
 
 export interface FlushDeps {
@@ -47,16 +47,51 @@ export async function flushShard(
     const next = manifest.sealed[0];
     if (!next) return committed;
     options.onGeneration?.(next.generation);
-    const artifact = await writeGeneration(deps, table, shard, next, options.signal);
-    const { manifest: after, changed } = await deps.manifests.update(
-      table.name,
-      shard,
-      (m) => commitGeneration(m, next.generation, artifact),
-      options.signal,
-    );
-    await deps.shardState.setSealedCount(table.name, shard, after.sealed.length, after.version);
-    if (changed) committed.push(next.generation);
+    try {
+      if (await flushGeneration(deps, table, manifest, next, options.signal)) committed.push(next.generation);
+    } catch (err) {
+      if (!(await committedMeanwhile(deps, table.name, shard, next.generation, options.signal))) throw err;
+    }
   }
+}
+
+/** Writes and commits one generation; false when its commit was already there. */
+async function flushGeneration(
+  deps: FlushDeps,
+  table: TableDef,
+  read: ShardManifest,
+  generation: SealedGeneration,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const { shard } = read;
+  const artifact = await writeGeneration(deps, table, shard, generation, signal);
+  // I7: the manifest refuses a commit after a durable poison; one held only in Redis (the
+  // store refused it) is checked again here, after the slow part of the flush.
+  await assertShardOpen(deps.shardState, read);
+  const { manifest, changed } = await deps.manifests.update(
+    table.name,
+    shard,
+    (m) => commitGeneration(m, generation.generation, artifact),
+    signal,
+  );
+  await deps.shardState.setSealedCount(table.name, shard, manifest.sealed.length, manifest.version);
+  return changed;
+}
+
+/**
+ * I11: every failure of a flush is first checked against a fresh manifest. A run that read
+ * the manifest, stalled, and woke after a redelivered run committed the generation and GC
+ * removed its WAL range fails on data it no longer needs: that is a no-op, never a poison.
+ */
+async function committedMeanwhile(
+  deps: FlushDeps,
+  table: string,
+  shard: number,
+  generation: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const manifest = await deps.manifests.read(table, shard, signal).catch(() => null);
+  return manifest !== null && isCommitted(manifest, generation);
 }
 
 async function writeGeneration(

@@ -25,6 +25,15 @@ export function poisonedError(table: string, shard: number, poison: PoisonRecord
   });
 }
 
+/**
+ * I11: a generation below the current one is committed, whoever committed it. A flush that
+ * fails on such a generation (a zombie that lost the race and met GC) has nothing left to
+ * do, and nothing to poison.
+ */
+export function isCommitted(manifest: ShardManifest, generation: number): boolean {
+  return generation < manifest.currentGeneration;
+}
+
 /** Seals `generations`, which must continue the WAL exactly where the last seal ended. */
 export function sealGenerations(manifest: ShardManifest, generations: SealedGeneration[]): ManifestChange {
   assertNotPoisoned(manifest);
@@ -53,7 +62,7 @@ export function commitGeneration(
   generation: number,
   artifact: { path: string; rows: number; bytes: number },
 ): ManifestChange {
-  if (generation < manifest.currentGeneration) return null;
+  if (isCommitted(manifest, generation)) return null;
   assertNotPoisoned(manifest);
   const sealed = manifest.sealed[0];
   if (generation !== manifest.currentGeneration || sealed?.generation !== generation) {
@@ -82,13 +91,19 @@ export function commitGeneration(
  * generations at or below the watermark of the base it read.
  */
 export function pruneMerged(manifest: ShardManifest, watermark: number): ManifestChange {
+  // I7: nothing mutates a poisoned shard's manifest; pruning waits for the reopen.
+  if (manifest.poison) return null;
   const kept = manifest.committed.filter((c) => c.generation > watermark);
   return kept.length === manifest.committed.length ? null : { ...manifest, committed: kept };
 }
 
-/** I7: the first poison wins; a later one (another job of the same shard) changes nothing. */
+/**
+ * I7: the first poison wins; a later one (another job of the same shard) changes nothing,
+ * and neither does one for a generation that is committed by now (I11).
+ */
 export function poisonShard(manifest: ShardManifest, poison: PoisonRecord): ManifestChange {
   if (manifest.poison) return null;
+  if (poison.generation !== null && isCommitted(manifest, poison.generation)) return null;
   return { ...manifest, poison };
 }
 

@@ -3,10 +3,10 @@
  * poison is recorded in the shard manifest (durable, the truth) and cached in Redis (so a
  * write fails fast without reading the store).
  */
-import { type ErrorCode, isSluiceError } from '../errors.ts';
+import type { ErrorCode } from '../errors.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
-import { poisonShard, reopenShard as reopenTransition } from './manifest-transitions.ts';
+import { isCommitted, poisonShard, reopenShard as reopenTransition } from './manifest-transitions.ts';
 import type { PoisonRecord, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
 export interface PoisonDeps {
@@ -14,12 +14,16 @@ export interface PoisonDeps {
   shardState: ShardState;
 }
 
-export interface PoisonOutcome {
-  record: PoisonRecord;
-  /** False when the store refused the manifest commit: the poison then lives in Redis only. */
-  durable: boolean;
-  error?: unknown;
-}
+export type PoisonOutcome =
+  | {
+      poisoned: true;
+      record: PoisonRecord;
+      /** False when the store refused the manifest commit: the poison then lives in Redis only. */
+      durable: boolean;
+      error?: unknown;
+    }
+  /** I11: the failed generation is committed by now (another run of the flush won); the shard stays open. */
+  | { poisoned: false; committedBy: number };
 
 export async function poison(
   deps: PoisonDeps,
@@ -27,17 +31,21 @@ export async function poison(
   reason: { code: ErrorCode; generation: number | null; cause: string; jobId?: string },
 ): Promise<PoisonOutcome> {
   const record: PoisonRecord = { ...reason, at: new Date().toISOString() };
+  const seen = await deps.manifests.read(target.table, target.shard).catch(() => null);
+  if (seen && reason.generation !== null && isCommitted(seen, reason.generation)) {
+    return { poisoned: false, committedBy: seen.version };
+  }
   // Redis first: writes must fail fast at once, even while the store refuses the manifest commit.
-  await deps.shardState.cachePoison(target.table, target.shard, record);
+  await deps.shardState.cachePoison(target.table, target.shard, record, seen?.version ?? null);
   try {
     const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
       poisonShard(m, record),
     );
-    const held = manifest.poison ?? record;
-    if (held !== record) await deps.shardState.cachePoison(target.table, target.shard, held);
-    return { record: held, durable: true };
+    await deps.shardState.cachePoison(target.table, target.shard, manifest.poison, manifest.version);
+    if (!manifest.poison) return { poisoned: false, committedBy: manifest.version };
+    return { poisoned: true, record: manifest.poison, durable: true };
   } catch (error) {
-    return { record, durable: false, error };
+    return { poisoned: true, record, durable: false, error };
   }
 }
 
@@ -47,22 +55,50 @@ export async function reopen(
   target: { table: string; shard: number },
 ): Promise<ShardManifest> {
   const manifest = await clearManifestPoison(deps, target);
-  await deps.shardState.cachePoison(target.table, target.shard, null);
+  await deps.shardState.cachePoison(target.table, target.shard, null, manifest.version);
   await deps.scheduler.requestFlush(target.table, target.shard);
   await deps.scheduler.requestSeal(target.table, target.shard, { delayMs: 0 });
   return manifest;
 }
 
-/** A poison that only reached Redis (the store refused the manifest commit) is cleared there alone. */
+/**
+ * A poison that only reached Redis (the store refused the manifest commit) is cleared there,
+ * after a commit of its own: that moves the manifest past the version a sweep making the
+ * poison durable commits onto (see `persistCachedPoison`), so the reopen wins the race.
+ */
 async function clearManifestPoison(
   deps: PoisonDeps,
   target: { table: string; shard: number },
 ): Promise<ShardManifest> {
+  const cached = await deps.shardState.cachedPoison(target.table, target.shard);
+  const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
+    !m.poison && cached ? { ...m } : reopenTransition(m),
+  );
+  return manifest;
+}
+
+/**
+ * I7: a poison the store refused at first is made durable by the next reconcile, so a Redis
+ * restarted empty cannot silently reopen the shard. It is committed only onto the manifest
+ * version it was seen beside: a reopen in between commits a version of its own and wins.
+ * Returns the shard's poison, durable or still only cached, or null when it is open.
+ */
+export async function persistCachedPoison(
+  deps: PoisonDeps,
+  seen: ShardManifest,
+): Promise<PoisonRecord | null> {
+  if (seen.poison) return seen.poison;
+  const cached = await deps.shardState.cachedPoison(seen.table, seen.shard);
+  if (!cached) return null;
   try {
-    return (await deps.manifests.update(target.table, target.shard, reopenTransition)).manifest;
-  } catch (err) {
-    const cached = await deps.shardState.cachedPoison(target.table, target.shard);
-    if (!isSluiceError(err, 'SHARD_NOT_POISONED') || !cached) throw err;
-    return deps.manifests.read(target.table, target.shard);
+    const { manifest } = await deps.manifests.update(seen.table, seen.shard, (m) =>
+      m.version === seen.version ? poisonShard(m, cached) : null,
+    );
+    if (manifest.poison)
+      await deps.shardState.cachePoison(seen.table, seen.shard, manifest.poison, manifest.version);
+    return manifest.poison ?? cached;
+  } catch {
+    // The store still refuses: the poison stays in Redis and the next sweep tries again.
+    return cached;
   }
 }

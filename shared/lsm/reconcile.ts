@@ -9,6 +9,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { listWalAfter } from '../wal/frontier.ts';
 import { syncShard } from '../wal/shard-sync.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
+import { persistCachedPoison } from './poison.ts';
 import type { ShardManifestStore } from './shard-manifest.ts';
 
 export interface ReconcileDeps {
@@ -33,7 +34,7 @@ export async function reconcileShard(
   await syncShard(deps, table, shard);
   const manifest = await deps.manifests.read(table, shard);
   const outcome = { table, shard, sealRequested: false, flushRequested: false };
-  if (manifest.poison) return outcome;
+  if (await persistCachedPoison(deps, manifest)) return outcome;
   const unsealed = await listWalAfter(deps.store, table, shard, manifest.sealedThrough);
   if (unsealed.length > 0) {
     await deps.scheduler.requestSeal(table, shard, { delayMs: 0 });

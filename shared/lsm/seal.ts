@@ -53,6 +53,8 @@ export async function sealShard(
       now: Date.now(),
       holeTimeoutMs: deps.config.wal.holeTimeoutMs,
     });
+    // I7: a poison raised since the check above stops the seal before its first tombstone.
+    if (frontier.holes.length > 0) await assertShardOpen(deps.shardState, manifest);
     const holes = await writeHoles(deps.store, table.name, shard, frontier.holes, signal);
     const entries = await sealableEntries(
       deps,
@@ -68,6 +70,8 @@ export async function sealShard(
       maxRows: table.settings.maxGenerationRows,
       sealedAt: new Date().toISOString(),
     });
+    // The manifest refuses a durable poison itself; one held only in Redis is checked here.
+    await assertShardOpen(deps.shardState, manifest);
     const { manifest: committed, changed } = await deps.manifests.update(
       table.name,
       shard,

@@ -17,6 +17,11 @@ export interface ShardKeys {
   sealedVersion: string;
   /** JSON poison record cached from the shard manifest (I7). */
   poison: string;
+  /**
+   * Manifest version the cached poison state (present or cleared) was taken from, so a sync
+   * that read an older manifest never brings back a poison a reopen already cleared.
+   */
+  poisonVersion: string;
 }
 
 export function shardKeys(prefix: string, table: string, shard: number): ShardKeys {
@@ -29,6 +34,7 @@ export function shardKeys(prefix: string, table: string, shard: number): ShardKe
     sealedCount: `${base}:sealed-count`,
     sealedVersion: `${base}:sealed-version`,
     poison: `${base}:poison`,
+    poisonVersion: `${base}:poison-version`,
   };
 }
 
@@ -42,5 +48,6 @@ export function shardKeyList(keys: ShardKeys): string[] {
     keys.sealedCount,
     keys.poison,
     keys.sealedVersion,
+    keys.poisonVersion,
   ];
 }

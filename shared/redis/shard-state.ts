@@ -41,14 +41,33 @@ end
 
 /**
  * Brings Redis in line with the store: the seq counter never below the floor, the sealed
- * count and unsealed bytes as the store has them, a durable poison cached. A poison held
- * only in Redis (the store refused it) is kept.
+ * count and unsealed bytes as the store has them, and the poison as the manifest has it,
+ * unless Redis holds a poison state from this manifest version or a newer one: a reopen
+ * that cleared it after this sync read the manifest, or a poison held only in Redis (the
+ * store refused it), which carries the version it was raised on.
  */
 const SYNC = `${SET_SEALED}
 if tonumber(redis.call('GET', KEYS[1]) or '-1') < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
 setSealed(ARGV[2], ARGV[3])
 redis.call('SET', KEYS[4], ARGV[4])
-if ARGV[5] ~= '' then redis.call('SET', KEYS[6], ARGV[5]) end
+if tonumber(ARGV[3]) > tonumber(redis.call('GET', KEYS[8]) or '-1') then
+  if ARGV[5] ~= '' then redis.call('SET', KEYS[6], ARGV[5]) else redis.call('DEL', KEYS[6]) end
+  redis.call('SET', KEYS[8], ARGV[3])
+end
+return 1
+`;
+
+/**
+ * Sets (ARGV[2] a record) or clears (ARGV[2] '') the cached poison as of manifest version
+ * ARGV[1], unless a newer version's state is already there; ARGV[1] '' keeps the version
+ * Redis has (the manifest could not be read). Returns 1 when applied.
+ */
+const CACHE_POISON = `
+local held = tonumber(redis.call('GET', KEYS[8]) or '-1')
+local version = ARGV[1] == '' and held or tonumber(ARGV[1])
+if version < held then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[6]) else redis.call('SET', KEYS[6], ARGV[2]) end
+redis.call('SET', KEYS[8], version)
 return 1
 `;
 
@@ -76,6 +95,7 @@ interface ShardScripts {
   sluiceSync(...args: (string | number)[]): Promise<number>;
   sluiceRecordSeal(...args: (string | number)[]): Promise<number>;
   sluiceRecordSealedCount(...args: (string | number)[]): Promise<number>;
+  sluiceCachePoison(...args: (string | number)[]): Promise<number>;
 }
 
 export type Allocation =
@@ -109,6 +129,7 @@ export class ShardState {
     redis.defineCommand('sluiceSync', { numberOfKeys: keys, lua: SYNC });
     redis.defineCommand('sluiceRecordSeal', { numberOfKeys: keys, lua: RECORD_SEAL });
     redis.defineCommand('sluiceRecordSealedCount', { numberOfKeys: keys, lua: RECORD_SEALED_COUNT });
+    redis.defineCommand('sluiceCachePoison', { numberOfKeys: keys, lua: CACHE_POISON });
     this.scripts = redis as unknown as ShardScripts;
   }
 
@@ -257,16 +278,26 @@ export class ShardState {
     );
   }
 
-  async cachePoison(table: string, shard: number, poison: PoisonRecord | null): Promise<void> {
-    const key = this.keys(table, shard).poison;
+  /**
+   * Caches the shard's poison state as of manifest version `manifestVersion` (null: the
+   * manifest could not be read, keep the version Redis has). A state from a newer version
+   * is left alone; returns whether this one was applied.
+   */
+  async cachePoison(
+    table: string,
+    shard: number,
+    poison: PoisonRecord | null,
+    manifestVersion: number | null,
+  ): Promise<boolean> {
     const member = `${shard}/${table}`;
-    if (poison) {
-      await this.redis.sadd(this.poisonedIndex, member);
-      await this.redis.set(key, JSON.stringify(poison));
-    } else {
-      await this.redis.del(key);
-      await this.redis.srem(this.poisonedIndex, member);
-    }
+    if (poison) await this.redis.sadd(this.poisonedIndex, member);
+    const applied = await this.scripts.sluiceCachePoison(
+      ...shardKeyList(this.keys(table, shard)),
+      manifestVersion ?? '',
+      poison ? JSON.stringify(poison) : '',
+    );
+    if (applied === 1 && !poison) await this.redis.srem(this.poisonedIndex, member);
+    return applied === 1;
   }
 
   /** Shards whose poison is cached, across every process on this Redis namespace. */

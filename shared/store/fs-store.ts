@@ -44,11 +44,19 @@ export interface FsStoreOptions {
   staleLockMs?: number;
   /** Files in `.tmp/` older than this are leftovers of a crash; removed when the store opens. */
   tempMaxAgeMs?: number;
+  /** Makes a directory's entries durable (fsync); a test wraps it to see when it happens. */
+  syncDirectory?: (dir: string) => Promise<void>;
 }
 
-const DEFAULTS: Required<FsStoreOptions> = { staleLockMs: 10_000, tempMaxAgeMs: 60 * 60 * 1000 };
+const DEFAULTS: Required<FsStoreOptions> = {
+  staleLockMs: 10_000,
+  tempMaxAgeMs: 60 * 60 * 1000,
+  syncDirectory: fsyncDir,
+};
 /** As S3's ListObjectsV2, so callers see the same pages from either store. */
 const MAX_PAGE_SIZE = 1000;
+/** A directory ctime this much older than the clock can no longer be repeated by a later link. */
+const CTIME_SETTLED_NS = 50_000_000n;
 /** Errors that mean "no object here" when reading or deleting. */
 const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
 
@@ -64,6 +72,8 @@ export class FsStore implements ObjectStore {
   private readonly tempDir: string;
   /** Directories whose entry in their parent is known to be durable, by absolute path. */
   private readonly durableDirs = new Map<string, Promise<void>>();
+  /** Listed directories this store fsynced, with the ctime each had just before. */
+  private readonly syncedDirs = new Map<string, { ctimeNs: bigint; settled: boolean }>();
 
   /** Creates the root directory if needed; synchronous, as a store is opened once at start-up. */
   constructor(root: string, options: FsStoreOptions = {}) {
@@ -112,9 +122,9 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'put');
       await this.ensureDir(dirname(path));
-      const temp = await this.writeTemp(body);
+      const temp = await this.writeTemp(body, options.signal);
       await this.replaceLocked(key, path, temp, options.signal, async () => undefined);
-      await fsyncDir(dirname(path));
+      await this.options.syncDirectory(dirname(path));
       return metaOf(key, temp.stat);
     });
   }
@@ -124,8 +134,11 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'putIfAbsent');
       await this.ensureDir(dirname(path));
-      const temp = await this.writeTemp(body);
+      const temp = await this.writeTemp(body, options.signal);
       try {
+        // A caller that gave up (a WAL writer past its put timeout) must not land later: the
+        // seal declares its seq a hole only once the hole timeout, longer than that, passed.
+        throwIfAborted(options.signal, 'putIfAbsent');
         await link(temp.path, path);
       } catch (err) {
         if (errnoCode(err) === 'EEXIST') throw await this.existingObjectError(key, path);
@@ -133,7 +146,7 @@ export class FsStore implements ObjectStore {
       } finally {
         await removeQuietly(temp.path);
       }
-      await fsyncDir(dirname(path));
+      await this.options.syncDirectory(dirname(path));
       return metaOf(key, temp.stat);
     });
   }
@@ -142,7 +155,7 @@ export class FsStore implements ObjectStore {
     return guard('putIfMatch', key, async () => {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'putIfMatch');
-      const temp = await this.writeTemp(body);
+      const temp = await this.writeTemp(body, options.signal);
       await this.replaceLocked(key, path, temp, options.signal, async () => {
         const current = await this.metaAt(key, path);
         if (current?.etag !== etag) {
@@ -153,7 +166,7 @@ export class FsStore implements ObjectStore {
           });
         }
       });
-      await fsyncDir(dirname(path));
+      await this.options.syncDirectory(dirname(path));
       return metaOf(key, temp.stat);
     });
   }
@@ -167,7 +180,7 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'delete');
       const removed = await this.withKeyLock(key, options.signal, () => unlinkIfPresent(path));
-      if (removed) await fsyncDir(dirname(path));
+      if (removed) await this.options.syncDirectory(dirname(path));
     });
   }
 
@@ -193,11 +206,11 @@ export class FsStore implements ObjectStore {
   }
 
   /** Writes `body` to a fresh temp file and makes its bytes durable. */
-  private async writeTemp(body: Uint8Array): Promise<TempFile> {
+  private async writeTemp(body: Uint8Array, signal: AbortSignal | undefined): Promise<TempFile> {
     const path = join(this.tempDir, `${randomUUID()}.tmp`);
     const handle = await open(path, 'wx', 0o644);
     try {
-      await handle.writeFile(body);
+      await handle.writeFile(body, { signal });
       // The etag is made of inode, size and mtime. Inode numbers are reused and kernel
       // timestamps are coarse, so a random sub-second mtime keeps a replaced object from
       // repeating an old etag; lastModified reports whole seconds, as S3 does.
@@ -225,6 +238,7 @@ export class FsStore implements ObjectStore {
       await this.withKeyLock(key, signal, async (lock) => {
         await precondition();
         await lock.assertHeld();
+        throwIfAborted(signal, 'put');
         await rename(temp.path, path);
       });
     } catch (err) {
@@ -276,7 +290,7 @@ export class FsStore implements ObjectStore {
       }
     }
     // I1: whoever created the directory, its entry must be durable before anything inside it is acked.
-    await fsyncDir(parent);
+    await this.options.syncDirectory(parent);
   }
 
   private async existingObjectError(key: string, path: string): Promise<SluiceError> {
@@ -321,6 +335,10 @@ export class FsStore implements ObjectStore {
         dir: entry.isDirectory(),
       }))
       .sort((a, b) => compareKeys(a.key, b.key));
+    // A name is visible from link() on, before the writer's directory fsync makes it durable.
+    // A lister acts on what it returns (a seal seals it, a read serves it), so it makes the
+    // directory durable first: nothing it returns can vanish in a power loss after.
+    if (candidates.some((c) => !c.dir)) await this.syncListed(resolve(this.root, dirKey));
     for (const { key, dir } of candidates) {
       if (
         startAfter !== undefined &&
@@ -336,6 +354,23 @@ export class FsStore implements ObjectStore {
         if (meta) yield meta;
       }
     }
+  }
+
+  /**
+   * fsyncs a listed directory unless it has not changed since a sync of this store: its
+   * ctime is the same as one read before that sync, and was read long enough after the
+   * ctime itself that no later link could have kept it (kernel timestamps are coarse).
+   */
+  private async syncListed(dir: string): Promise<void> {
+    const before = await stat(dir, { bigint: true });
+    const synced = this.syncedDirs.get(dir);
+    if (synced?.ctimeNs === before.ctimeNs && synced.settled) return;
+    const readAt = BigInt(Date.now()) * 1_000_000n;
+    await this.options.syncDirectory(dir);
+    this.syncedDirs.set(dir, {
+      ctimeNs: before.ctimeNs,
+      settled: readAt - before.ctimeNs >= CTIME_SETTLED_NS,
+    });
   }
 
   private removeOldTempFiles(): void {

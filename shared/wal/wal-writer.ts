@@ -5,7 +5,7 @@
  * ack rule: every caller of a group is acked when that put lands, or gets its error.
  */
 import type { RecordBatch } from 'apache-arrow';
-import type { Config } from '../config.ts';
+import { type Config, seqFloorTtlMs } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { poisonedError } from '../lsm/manifest-transitions.ts';
@@ -46,7 +46,6 @@ interface Group {
 /** Seq collisions happen only right after Redis lost its counter; a few fresh seqs settle them. */
 const MAX_SEQ_ATTEMPTS = 5;
 const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
-const FLOOR_REFRESH_MS = 5_000;
 
 export class WalWriter {
   private readonly groups = new Map<string, Group>();
@@ -105,8 +104,9 @@ export class WalWriter {
     const body = encodeWalEntry(batches);
     const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
     for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
-      const seq = await this.allocate(table, shard);
+      const { seq, floorAt } = await this.allocate(table, shard);
       if (await this.putEntry(table, shard, seq, body)) {
+        if (await this.landedBelowSealed(table.name, shard, seq, floorAt)) continue;
         // Every write brings one batch, so the batches are the writes the entry acks.
         walEntryWrites.observe(batches.length);
         walEntryRows.observe(rows);
@@ -117,15 +117,16 @@ export class WalWriter {
     throw new SluiceError('STORE_CONFLICT', 'could not find a free WAL seq', { table: table.name, shard });
   }
 
-  private async allocate(table: TableDef, shard: number): Promise<number> {
+  /** A seq above the floor, and when that floor was read from the manifest. */
+  private async allocate(table: TableDef, shard: number): Promise<{ seq: number; floorAt: number }> {
     const { limits } = this.deps.config;
     for (let attempt = 0; attempt < 3; attempt++) {
       this.redisRoundTrips++;
       const floor = await this.seqFloor(table.name, shard);
-      const allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor);
+      const allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor.value);
       switch (allocation.kind) {
         case 'ok':
-          return allocation.seq;
+          return { seq: allocation.seq, floorAt: floor.at };
         case 'poisoned':
           throw poisonedError(table.name, shard, allocation.poison);
         case 'backpressure':
@@ -152,16 +153,41 @@ export class WalWriter {
   }
 
   /**
-   * The highest seq this shard has sealed, re-read from the manifest every few seconds: the
-   * floor below which Redis must never hand out a seq (see ShardState.allocate).
+   * The highest seq this shard has sealed, re-read from the manifest once it is older than
+   * `seqFloorTtlMs`: the floor below which Redis must never hand out a seq (see
+   * ShardState.allocate).
    */
-  private async seqFloor(table: string, shard: number): Promise<number> {
+  private async seqFloor(table: string, shard: number): Promise<{ value: number; at: number }> {
     const id = `${table}/${shard}`;
     const known = this.floors.get(id);
-    if (known && Date.now() - known.at < FLOOR_REFRESH_MS) return known.value;
+    if (known && Date.now() - known.at < seqFloorTtlMs(this.deps.config)) return known;
+    return this.readFloor(table, shard);
+  }
+
+  private async readFloor(table: string, shard: number): Promise<{ value: number; at: number }> {
+    const at = Date.now();
     const { sealedThrough } = await this.deps.manifests.read(table, shard);
-    this.floors.set(id, { value: sealedThrough, at: Date.now() });
-    return sealedThrough;
+    const floor = { value: sealedThrough, at };
+    this.floors.set(`${table}/${shard}`, floor);
+    return floor;
+  }
+
+  /**
+   * I2: a seq at or below the sealed range is never acked, since no seal or read looks there.
+   * GC deletes a sealed range only a grace period after its seal, so an entry that landed
+   * within the grace of its floor's reading cannot have re-created a deleted seq; a put that
+   * took longer is checked against the manifest again, and a seq it finds sealed is given up.
+   */
+  private async landedBelowSealed(table: string, shard: number, seq: number, floorAt: number) {
+    if (Date.now() - floorAt < this.deps.config.scheduler.gcGraceSeconds * 1000) return false;
+    const floor = await this.readFloor(table, shard);
+    if (seq > floor.value) return false;
+    this.deps.log.warn(
+      { table, shard, seq, sealedThrough: floor.value },
+      'WAL entry landed in the sealed range; retrying above it',
+    );
+    await this.deps.shardState.abandon(table, shard, seq).catch(() => undefined);
+    return true;
   }
 
   /** True when the entry landed; false when the seq was taken by a real entry (try another). */

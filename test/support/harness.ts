@@ -13,7 +13,7 @@ import { Sluice } from '../../shared/sluice.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
-import { createRedisNamespace, type RedisNamespace } from './redis.ts';
+import { createRedisNamespace, type RedisNamespace, testRedisUrl } from './redis.ts';
 import { createTempDir, type TempDir } from './temp-dir.ts';
 
 export type ConfigOverrides = Parameters<typeof loadConfig>[1];
@@ -45,7 +45,9 @@ const TEST_DEFAULTS: ConfigOverrides = {
 
 export async function createHarness(overrides: ConfigOverrides = {}): Promise<Harness> {
   const dir = await createTempDir('harness');
-  const namespace = createRedisNamespace();
+  // Shard state, BullMQ and the namespace's cleanup all use the Redis the test chose, so a
+  // test that restarts its own Redis wipes seq counters, in-flight marks and poison too.
+  const namespace = createRedisNamespace(overrides.redisUrl ?? testRedisUrl);
   const config = loadConfig(
     {},
     mergeOverrides(TEST_DEFAULTS, {
@@ -56,9 +58,10 @@ export async function createHarness(overrides: ConfigOverrides = {}): Promise<Ha
     }),
   );
   const store = new FaultyStore(new FsStore(dir.path));
-  const redis = namespace.connect();
-  const scheduler = new BullmqWorkScheduler(config);
   const log = createLogger({ level: config.logLevel });
+  const redis = namespace.connect();
+  redis.on('error', (err) => log.debug({ err }, 'harness Redis connection error'));
+  const scheduler = new BullmqWorkScheduler(config);
   const sluice = new Sluice({ config, store, redis, scheduler, log });
   const harness: Harness = {
     config,

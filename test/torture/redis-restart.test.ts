@@ -2,11 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PrivateRedis, startPrivateRedis } from '../../infra/local/redis.ts';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
+import { createRedis } from '../../shared/redis/connection.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-describe('Redis restarted empty (torture)', () => {
+const SHARDS = 2;
+
+describe('Redis restarted empty (torture, defect 5: shard state lives on the restarted Redis)', () => {
   let h: Harness;
   let redis: PrivateRedis;
 
@@ -15,11 +18,18 @@ describe('Redis restarted empty (torture)', () => {
     await redis.stop();
   });
 
-  it('I2: every acked row survives, and is flushed in order after reconcile()', async () => {
+  async function shardsWhere(check: (stats: { unsealedEntries: number; sealed: unknown[] }) => boolean) {
+    for (let shard = 0; shard < SHARDS; shard++) {
+      if (!check(await h.sluice.shardStats('amnesia', shard))) return false;
+    }
+    return true;
+  }
+
+  it('I2: every acked row survives, and the sampler alone flushes what Redis forgot (defect 1)', async () => {
     redis = await startPrivateRedis();
-    h = await createHarness({ redisUrl: redis.url });
-    await h.createTable(eventsTable('amnesia', { shards: 2, settings: { sealDelayMs: 5 } }));
-    h.startWorkers();
+    h = await createHarness({ redisUrl: redis.url, scheduler: { samplerIntervalSeconds: 1 } });
+    await h.createTable(eventsTable('amnesia', { shards: SHARDS, settings: { sealDelayMs: 5 } }));
+    const workers = h.startWorkers(['seal', 'flush', 'sampler']);
 
     const acked: JsonRow[] = [];
     let failures = 0;
@@ -40,6 +50,10 @@ describe('Redis restarted empty (torture)', () => {
     });
 
     await waitFor(() => acked.length >= 300, { message: 'rows acked before the restart' });
+    const restarted = createRedis(redis.url);
+    const seqKey = h.sluice.shardState.keys('amnesia', 0).seq;
+    expect(await restarted.exists(seqKey), 'shard state on the Redis the test restarts').toBe(1);
+    restarted.disconnect();
     await redis.restart();
     const ackedBeforeRestart = acked.length;
     await waitFor(() => acked.length >= ackedBeforeRestart + 300, {
@@ -49,24 +63,30 @@ describe('Redis restarted empty (torture)', () => {
     writing = false;
     await Promise.all(writers);
 
-    await h.sluice.reconcile('amnesia');
-    await waitFor(
-      async () => {
-        for (let shard = 0; shard < 2; shard++) {
-          const stats = await h.sluice.shardStats('amnesia', shard);
-          if (stats.unsealedEntries > 0 || stats.sealed.length > 0) return false;
-        }
-        return true;
-      },
-      { message: 'everything flushed after reconcile', timeoutMs: 30_000 },
-    );
+    // Sealed generations whose flush jobs only Redis knew, and no write left to ask again.
+    const flush = workers.workers.get('flush')!;
+    await flush.pause();
+    const last = eventRows(next * 10 + 1, next * 10 + 40);
+    await writeRows(h.sluice, 'amnesia', last);
+    acked.push(...last);
+    await waitFor(() => shardsWhere((s) => s.unsealedEntries === 0 && s.sealed.length > 0), {
+      message: 'both shards sealed, flushes queued',
+      timeoutMs: 15_000,
+    });
+    await redis.restart();
+    flush.resume();
+
+    await waitFor(() => shardsWhere((s) => s.unsealedEntries === 0 && s.sealed.length === 0), {
+      message: 'everything flushed with no write and no manual reconcile',
+      timeoutMs: 30_000,
+    });
 
     acked.sort((a, b) => Number(a.id) - Number(b.id));
     const all = await readAll(h.sluice, 'amnesia', 500);
     const ids = new Set(all.map((r) => r.id));
     for (const row of acked) expect(ids.has(row.id), `acked row ${row.id} lost`).toBe(true);
     expect(all.filter((r) => !acked.some((a) => a.id === r.id)).length).toBeLessThanOrEqual(failures * 10);
-    for (let shard = 0; shard < 2; shard++) {
+    for (let shard = 0; shard < SHARDS; shard++) {
       const manifest = await h.sluice.manifests.read('amnesia', shard);
       expect(manifest.committed.map((c) => c.generation)).toEqual(manifest.committed.map((_, i) => i + 1));
       expect(manifest.walCursor).toBe(manifest.sealedThrough);

@@ -1,0 +1,94 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig, seqFloorTtlMs } from '../../shared/config.ts';
+import { collectTable } from '../../shared/lsm/gc.ts';
+import { Sluice } from '../../shared/sluice.ts';
+import { walKey } from '../../shared/table/paths.ts';
+import { GatedStore } from '../support/gated-store.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
+
+describe('config (I2, defect 4: the seq floor is reused for less than the GC grace)', () => {
+  it('no GC grace accepted at load lets a writer reuse its seq floor for as long as the grace', () => {
+    for (const gcGraceSeconds of [1, 2, 5, 10, 3600]) {
+      const config = loadConfig({ SLUICE_GC_GRACE_SECONDS: String(gcGraceSeconds) });
+      expect(seqFloorTtlMs(config)).toBeLessThan(gcGraceSeconds * 1000);
+    }
+  });
+});
+
+describe('write path (I2, defect 4: an acked write below sealedThrough)', () => {
+  let h: Harness;
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  /** Seals and flushes what was written, waits out the grace, and lets GC delete the WAL range. */
+  async function sealFlushCollect(table: string, graceSeconds: number) {
+    await h.sluice.seal(table, 0);
+    await h.sluice.flush(table, 0);
+    // GC takes a manifest version as settled a grace and a second (store time granularity) after it.
+    await sleep(graceSeconds * 1000 + 1_200);
+    const def = await h.sluice.table(table);
+    await collectTable(h.sluice, def, { now: Date.now(), graceMs: graceSeconds * 1000, ageFloorMs: 0 });
+    expect(await h.store.get(walKey(table, 0, 1))).toBeNull();
+  }
+
+  async function counterGoesBack(table: string) {
+    await h.redis.set(h.sluice.shardState.keys(table, 0).seq, '0');
+  }
+
+  async function expectVisibleAboveSealed(
+    table: string,
+    ack: { shards: Array<{ seq: number }> },
+    ids: string[],
+  ) {
+    const manifest = await h.sluice.manifests.read(table, 0);
+    expect(ack.shards[0]!.seq).toBeGreaterThan(manifest.sealedThrough);
+    const read = new Set((await readAll(h.sluice, table)).map((r) => String(r.id)));
+    for (const id of ids) expect(read.has(id), `acked row ${id} readable`).toBe(true);
+  }
+
+  it('a seq counter that went back after GC removed the sealed range never acks a write there', async () => {
+    h = await createHarness({ scheduler: { gcGraceSeconds: 1 } });
+    await h.createTable(eventsTable('floor'));
+    await writeRows(h.sluice, 'floor', eventRows(1, 1));
+    await sealFlushCollect('floor', 1);
+    await counterGoesBack('floor');
+
+    const ack = await writeRows(h.sluice, 'floor', eventRows(2, 2));
+    await expectVisibleAboveSealed('floor', ack, ['1', '2']);
+  });
+
+  it('a put that lands after GC re-created its deleted seq is not acked there, but above the sealed range', async () => {
+    h = await createHarness({
+      scheduler: { gcGraceSeconds: 2 },
+      wal: { putTimeoutMs: 10_000, holeTimeoutMs: 20_000 },
+    });
+    await h.createTable(eventsTable('slow'));
+    const gated = new GatedStore(h.store);
+    const writer = new Sluice({
+      config: h.config,
+      store: gated,
+      redis: h.namespace.connect(),
+      scheduler: h.scheduler,
+      log: h.sluice.log,
+    });
+    await writeRows(writer, 'slow', eventRows(1, 1));
+    await h.sluice.seal('slow', 0);
+    await counterGoesBack('slow');
+    const gate = gated.hold('putIfAbsent', /\/wal\/0+1\.arrow$/);
+    const late = writeRows(writer, 'slow', eventRows(2, 2));
+    await gate.reached;
+
+    await h.sluice.flush('slow', 0);
+    await sleep(3_200);
+    const def = await h.sluice.table('slow');
+    await collectTable(h.sluice, def, { now: Date.now(), graceMs: 2_000, ageFloorMs: 0 });
+    expect(await h.store.get(walKey('slow', 0, 1))).toBeNull();
+    gate.release();
+
+    await expectVisibleAboveSealed('slow', await late, ['1', '2']);
+  });
+});
