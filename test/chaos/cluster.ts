@@ -6,7 +6,11 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../infra/local/redis.ts';
+import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import { loadConfig } from '../../shared/config.ts';
 import type { FaultPlan } from '../../shared/store/fault-plan.ts';
 import { type LoggedProcess, spawnLogged } from '../support/logged-process.ts';
 import type { ProcessName } from './schedule.ts';
@@ -87,7 +91,7 @@ export class ChaosCluster {
     const child = this.running.get(name);
     if (!child) return;
     child.child.kill('SIGSTOP');
-    await new Promise((resolve) => setTimeout(resolve, forMs));
+    await sleep(forMs);
     if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGCONT');
   }
 
@@ -102,6 +106,16 @@ export class ChaosCluster {
       const child = this.running.get(name);
       if (child && child.child.exitCode === null && child.child.signalCode === null) continue;
       await this.spawn(name);
+    }
+  }
+
+  /** Job Schedulers of the sampler queue in Redis now: 0 means no sampler tick will come. */
+  async samplerSchedulers(): Promise<number> {
+    const queue = new Queue(QUEUE.sampler, queueOptions(loadConfig(this.env), QUEUE.sampler));
+    try {
+      return await queue.getJobSchedulersCount();
+    } finally {
+      await queue.close();
     }
   }
 

@@ -171,8 +171,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       await sleep(1_000);
     }
     progress(`settle wait ended after ${Date.now() - settleStart} ms`);
+    progress(`answers: ${JSON.stringify(answerCounts(writes))}`);
+    progress(`sampler Job Schedulers in Redis: ${await cluster.samplerSchedulers()}`);
     return checkHistory(writes, await api.finalState());
   }
+}
+
+/** How many attempts got each answer: an HTTP status with its error code, or the client-side error. */
+function answerCounts(writes: readonly WriteRecord[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { status, error } of writes.flatMap((w) => w.attempts)) {
+    const answer = [status, error].filter((part) => part !== null && part !== undefined).join(' ');
+    counts[answer] = (counts[answer] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** The faults a run of `seconds` with this seed suffers. */
