@@ -85,7 +85,6 @@ export interface ChaosResult {
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { seed, progress } = options;
-  const faultsEndMs = STARTUP_LEAD_MS + options.seconds * 1000;
   const schedule = scheduleOf(seed, options.seconds);
   progress(`seed ${seed}: ${JSON.stringify(faultCounts(schedule))} over ${options.seconds} s`);
   const dir = await createTempDir('chaos');
@@ -98,21 +97,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     processes: PROCESSES,
     settings: SETTINGS,
   });
+  const run: Run = { options, schedule, cluster, api: apiClient(cluster.apiUrl, tokens.all), startedAt };
   const writes: WriteRecord[] = [];
-  const teardown = async (clean: boolean) => {
+  let verdict: Verdict;
+  let clean = false;
+  try {
+    await run.api.createTable();
+    progress(`cluster up after ${Date.now() - startedAt} ms at ${cluster.apiUrl}; store in ${dir.path}`);
+    writes.push(...(await attack(run, tokens.all)));
+    progress(`faults over; ${writes.length} writes; waiting up to ${options.settleSeconds} s to settle`);
+    await settle(run);
+    progress(`answers: ${JSON.stringify(answerCounts(writes))}`);
+    progress(`sampler Job Schedulers in Redis: ${await cluster.samplerSchedulers()}`);
+    verdict = checkHistory(writes, await run.api.finalState());
+    clean = violations(verdict) === 0;
+  } finally {
     await cluster.close();
     for (const crash of cluster.crashes) progress(`crash: ${crash}`);
     if (clean) await dir.cleanup();
     else progress(`kept the store and fault plan in ${dir.path}`);
-  };
-  let verdict: Verdict;
-  try {
-    verdict = await attack();
-  } catch (err) {
-    await teardown(false);
-    throw err;
   }
-  await teardown(violations(verdict) === 0);
   const { problems, ...counts } = verdict;
   return {
     summary: {
@@ -128,53 +132,61 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     },
     problems,
   };
-  async function attack(): Promise<Verdict> {
-    const api = apiClient(cluster.apiUrl, tokens.all);
-    await api.createTable();
-    progress(`cluster up after ${Date.now() - startedAt} ms at ${cluster.apiUrl}; store in ${dir.path}`);
+}
 
-    let stopped = false;
-    const clients = Array.from({ length: options.clients }, (_, client) =>
-      runClient({
-        client,
-        apiUrl: cluster.apiUrl,
-        token: tokens.all,
-        table: TABLE,
-        keySpace: KEY_SPACE,
-        random: seededRandom(seed * 1_000 + client + 1),
-        stopped: () => stopped,
-        record: (write) => writes.push(write),
-      }),
-    );
-    const pauses: Array<Promise<void>> = [];
-    for (const fault of schedule.processFaults) {
-      await sleep(startedAt + fault.atMs - Date.now());
-      progress(`t=${((Date.now() - startedAt) / 1000).toFixed(1)}s ${describeFault(fault)}`);
-      if (fault.kind === 'kill') {
-        await cluster.kill(fault.target);
-        await sleep(fault.restartAfterMs);
-        await cluster.spawn(fault.target);
-      } else if (fault.kind === 'stop') {
-        pauses.push(cluster.pause(fault.target, fault.forMs));
-      } else {
-        await cluster.restartRedis();
-      }
-    }
-    await sleep(startedAt + faultsEndMs - Date.now());
-    stopped = true;
-    await Promise.all([...clients, ...pauses]);
-    await cluster.heal(PROCESSES);
-    progress(`faults over; ${writes.length} writes; waiting up to ${options.settleSeconds} s to settle`);
+interface Run {
+  options: ChaosOptions;
+  schedule: ChaosSchedule;
+  cluster: ChaosCluster;
+  api: ApiClient;
+  startedAt: number;
+}
 
-    const settleStart = Date.now();
-    while (!settled(await api.shards()) && Date.now() - settleStart < options.settleSeconds * 1000) {
-      await sleep(1_000);
+/** Clients write while the process faults strike on time (the store faults strike in the processes). */
+async function attack(run: Run, token: string): Promise<WriteRecord[]> {
+  const { options, schedule, cluster, startedAt } = run;
+  const writes: WriteRecord[] = [];
+  let stopped = false;
+  const clients = Array.from({ length: options.clients }, (_, client) =>
+    runClient({
+      client,
+      apiUrl: cluster.apiUrl,
+      token,
+      table: TABLE,
+      keySpace: KEY_SPACE,
+      random: seededRandom(options.seed * 1_000 + client + 1),
+      stopped: () => stopped,
+      record: (write) => writes.push(write),
+    }),
+  );
+  const pauses: Array<Promise<void>> = [];
+  for (const fault of schedule.processFaults) {
+    await sleep(startedAt + fault.atMs - Date.now());
+    options.progress(`t=${((Date.now() - startedAt) / 1000).toFixed(1)}s ${describeFault(fault)}`);
+    if (fault.kind === 'kill') {
+      await cluster.kill(fault.target);
+      await sleep(fault.restartAfterMs);
+      await cluster.spawn(fault.target);
+    } else if (fault.kind === 'stop') {
+      pauses.push(cluster.pause(fault.target, fault.forMs));
+    } else {
+      await cluster.restartRedis();
     }
-    progress(`settle wait ended after ${Date.now() - settleStart} ms`);
-    progress(`answers: ${JSON.stringify(answerCounts(writes))}`);
-    progress(`sampler Job Schedulers in Redis: ${await cluster.samplerSchedulers()}`);
-    return checkHistory(writes, await api.finalState());
   }
+  await sleep(startedAt + STARTUP_LEAD_MS + options.seconds * 1000 - Date.now());
+  stopped = true;
+  await Promise.all([...clients, ...pauses]);
+  await cluster.heal(PROCESSES);
+  return writes;
+}
+
+/** Waits, with no new writes, until nothing is left to seal, flush or merge, or the settle time is up. */
+async function settle(run: Run): Promise<void> {
+  const began = Date.now();
+  while (!settled(await run.api.shards()) && Date.now() - began < run.options.settleSeconds * 1000) {
+    await sleep(1_000);
+  }
+  run.options.progress(`settle wait ended after ${Date.now() - began} ms`);
 }
 
 /** How many attempts got each answer: an HTTP status with its error code, or the client-side error. */
@@ -206,6 +218,8 @@ function describeFault(fault: ProcessFault): string {
 function settled(shards: ShardView[]): boolean {
   return checkHistory([], { rows: [], shards, deadLetters: 0 }).problems.length === 0;
 }
+
+type ApiClient = ReturnType<typeof apiClient>;
 
 /** The few calls the run makes besides the clients' writes; each retried until the API answers. */
 function apiClient(apiUrl: string, token: string) {
