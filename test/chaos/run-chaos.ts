@@ -160,8 +160,10 @@ async function attack(run: Run, token: string): Promise<WriteRecord[]> {
     }),
   );
   const pauses: Array<Promise<void>> = [];
+  let previous = { atMs: 0, doneAt: startedAt };
   for (const fault of schedule.processFaults) {
-    await sleep(startedAt + fault.atMs - Date.now());
+    // A restart that took long delays the faults after it, but never squeezes their gaps.
+    await sleep(Math.max(startedAt + fault.atMs, previous.doneAt + fault.atMs - previous.atMs) - Date.now());
     options.progress(`t=${((Date.now() - startedAt) / 1000).toFixed(1)}s ${describeFault(fault)}`);
     if (fault.kind === 'kill') {
       await cluster.kill(fault.target);
@@ -172,6 +174,7 @@ async function attack(run: Run, token: string): Promise<WriteRecord[]> {
     } else {
       await cluster.restartRedis();
     }
+    previous = { atMs: fault.atMs, doneAt: Date.now() };
   }
   await sleep(startedAt + STARTUP_LEAD_MS + options.seconds * 1000 - Date.now());
   stopped = true;
