@@ -25,8 +25,12 @@ const SHARDS = 4;
 const KEY_SPACE = 160;
 const LOCK_DURATION_MS = 2_000;
 const STALLED_INTERVAL_MS = 1_000;
-/** Time the processes get to start before the first fault; a slower start only delays the process faults. */
-const STARTUP_LEAD_MS = 8_000;
+/**
+ * Every process reads the fault plan when it starts, so the plan's clock starts before
+ * they do; this is how long they get to start before the first fault. Clients write from
+ * the moment the API answers. A start slower than this only moves store faults into it.
+ */
+const STARTUP_LEAD_MS = 20_000;
 
 /**
  * Every process runs with these. Short locks and a short GC grace, so a stopped worker's
@@ -186,10 +190,22 @@ async function attack(run: Run, token: string): Promise<WriteRecord[]> {
 /** Waits, with no new writes, until nothing is left to seal, flush or merge, or the settle time is up. */
 async function settle(run: Run): Promise<void> {
   const began = Date.now();
-  while (!settled(await run.api.shards()) && Date.now() - began < run.options.settleSeconds * 1000) {
+  for (let polls = 0; ; polls += 1) {
+    const shards = await run.api.shards();
+    if (settled(shards) || Date.now() - began >= run.options.settleSeconds * 1000) break;
+    if (polls % 5 === 0) run.options.progress(`settling: ${backlog(shards)}`);
     await sleep(1_000);
   }
   run.options.progress(`settle wait ended after ${Date.now() - began} ms`);
+}
+
+/** What is left to do, so a slow settle can be told from a stuck one. */
+function backlog(shards: readonly ShardView[]): string {
+  const sum = (count: (s: ShardView) => number) => shards.reduce((total, s) => total + count(s), 0);
+  const unsealed = sum((s) => s.unsealedEntries);
+  const sealed = sum((s) => s.sealed.length);
+  const unmerged = sum((s) => s.currentGeneration - 1 - s.mergedThrough);
+  return `${unsealed} unsealed WAL entries, ${sealed} sealed and ${unmerged} unmerged generations`;
 }
 
 /** How many attempts got each answer: an HTTP status with its error code, or the client-side error. */
@@ -258,7 +274,7 @@ function apiClient(apiUrl: string, token: string) {
         },
         primaryKey: ['k'],
         shards: SHARDS,
-        settings: { sealDelayMs: 50, mergeAfterGenerations: 2, mergeAfterSeconds: 1 },
+        settings: { mergeAfterGenerations: 4, mergeAfterSeconds: 1, maxGenerationsPerMerge: 64 },
       });
     },
     async shards(): Promise<ShardView[]> {
