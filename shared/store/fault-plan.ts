@@ -26,9 +26,12 @@ const EpisodeSchema = z
     /** Fire on at most this many calls in this process during the episode. */
     times: z.number().int().positive().optional(),
   })
-  .strict();
+  .strict()
+  .refine((episode) => episode.fault !== undefined || (episode.latencyMs ?? 0) > 0, {
+    message: 'an episode needs a fault or a latency',
+  });
 
-export const FaultPlanSchema = z
+const FaultPlanSchema = z
   .object({
     /** Wall-clock ms (Date.now()) that every episode's `atMs` counts from. */
     startedAt: z.number().int().nonnegative(),

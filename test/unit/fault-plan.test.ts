@@ -81,6 +81,17 @@ describe('store fault plan (SLUICE_STORE_FAULT_PLAN)', () => {
     );
   });
 
+  it('refuses an episode that would inject nothing, before any timer could throw', async () => {
+    const plan = await planFile({ startedAt: 0, episodes: [{ atMs: 0, forMs: 10, key: 'tables/**' }] });
+    const config = loadConfig({ SLUICE_STORE_FAULT_PLAN: plan }, { storeUrl: `file://${dir.path}/store` });
+    expect(() => openStore(config)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        message: expect.stringContaining('a fault or a latency'),
+      }),
+    );
+  });
+
   it('refuses a file that is not a fault plan, saying what is wrong', async () => {
     const plan = await planFile({ startedAt: 0, episodes: [{ atMs: 0, forMs: 10, fault: 'explode' }] });
     const config = loadConfig({ SLUICE_STORE_FAULT_PLAN: plan }, { storeUrl: `file://${dir.path}/store` });
