@@ -67,7 +67,11 @@ export class ChaosCluster {
     return cluster;
   }
 
-  /** Starts a process of that name's role; the API or a worker must say it is ready. */
+  /**
+   * Starts a process of that name's role; the API or a worker must say it is ready. Never
+   * while Redis is down (the run's faults come one at a time): `npm start`'s entry would
+   * then start a private Redis of its own and work beside the others on the same store.
+   */
   async spawn(name: ProcessName): Promise<void> {
     const role = name === 'api' ? 'api' : 'worker';
     const child = spawnLogged('infra/local/start.ts', [], { ...this.env, SLUICE_ROLE: role });
