@@ -4,7 +4,8 @@
  * store that every process opens through the same fault plan. The chaos run kills, stops
  * and restarts them through this handle.
  */
-import { writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
@@ -28,6 +29,7 @@ export interface ClusterOptions {
 
 export class ChaosCluster {
   private readonly running = new Map<ProcessName, LoggedProcess>();
+  private spawned = 0;
   /** Processes that ended without being killed, with how they ended. */
   readonly crashes: string[] = [];
 
@@ -35,6 +37,8 @@ export class ChaosCluster {
     private readonly redis: PrivateRedis,
     private readonly env: NodeJS.ProcessEnv,
     readonly apiUrl: string,
+    /** Each process's output goes to a file here, for reading a failed run. */
+    readonly logDir: string,
   ) {}
 
   static async start(options: ClusterOptions): Promise<ChaosCluster> {
@@ -57,7 +61,9 @@ export class ChaosCluster {
       SLUICE_LOG_LEVEL: 'info',
       SLUICE_LOG_PRETTY: 'false',
     };
-    const cluster = new ChaosCluster(redis, env, `http://127.0.0.1:${port}`);
+    const logDir = join(options.dir, 'logs');
+    await mkdir(logDir);
+    const cluster = new ChaosCluster(redis, env, `http://127.0.0.1:${port}`, logDir);
     try {
       await Promise.all(options.processes.map((name) => cluster.spawn(name)));
     } catch (err) {
@@ -75,6 +81,11 @@ export class ChaosCluster {
   async spawn(name: ProcessName): Promise<void> {
     const role = name === 'api' ? 'api' : 'worker';
     const child = spawnLogged('infra/local/start.ts', [], { ...this.env, SLUICE_ROLE: role });
+    this.spawned += 1;
+    const log = createWriteStream(join(this.logDir, `${String(this.spawned).padStart(3, '0')}-${name}.log`));
+    child.child.stdout?.pipe(log, { end: false });
+    child.child.stderr?.pipe(log, { end: false });
+    void child.exited.then(() => log.end());
     this.running.set(name, child);
     void child.exited.then((code) => {
       if (this.running.get(name) !== child) return;

@@ -113,13 +113,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     await settle(run);
     progress(`answers: ${JSON.stringify(answerCounts(writes))}`);
     progress(`sampler Job Schedulers in Redis: ${await cluster.samplerSchedulers()}`);
-    verdict = checkHistory(writes, await run.api.finalState());
+    verdict = checkHistory(writes, await finalState(run));
     clean = violations(verdict) === 0;
   } finally {
     await cluster.close();
     for (const crash of cluster.crashes) progress(`crash: ${crash}`);
     if (clean) await dir.cleanup();
-    else progress(`kept the store and fault plan in ${dir.path}`);
+    else progress(`kept the store, fault plan and process logs in ${dir.path}`);
   }
   const { problems, ...counts } = verdict;
   return {
@@ -208,6 +208,22 @@ function backlog(shards: readonly ShardView[]): string {
   return `${unsealed} unsealed WAL entries, ${sealed} sealed and ${unmerged} unmerged generations`;
 }
 
+/**
+ * The shards as the settle left them, which the checks judge, and the rows. A poisoned
+ * shard refuses reads (I7), so it is reopened first and the run settles again: reopen
+ * loses nothing (I8), so the rows can still be checked.
+ */
+async function finalState(run: Run): Promise<FinalState> {
+  const shards = await run.api.shards();
+  const poisoned = shards.filter((s) => s.poison !== null).map((s) => s.shard);
+  if (poisoned.length > 0) {
+    run.options.progress(`reopening poisoned shards ${poisoned.join(', ')} to read their rows`);
+    for (const shard of poisoned) await run.api.reopen(shard);
+    await settle(run);
+  }
+  return { shards, rows: await run.api.rows(), deadLetters: await run.api.deadLetters() };
+}
+
 /** How many attempts got each answer: an HTTP status with its error code, or the client-side error. */
 function answerCounts(writes: readonly WriteRecord[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -284,8 +300,10 @@ function apiClient(apiUrl: string, token: string) {
       }
       return shards;
     },
-    async finalState(): Promise<FinalState> {
-      const shards = await this.shards();
+    async reopen(shard: number): Promise<void> {
+      await call('POST', `/v1/tables/${TABLE}/shards/${shard}/reopen`);
+    },
+    async rows(): Promise<FinalRow[]> {
       const rows: FinalRow[] = [];
       let after: string | null = null;
       do {
@@ -296,17 +314,20 @@ function apiClient(apiUrl: string, token: string) {
         rows.push(...page.rows);
         after = page.next;
       } while (after !== null);
-      let deadLetters = 0;
-      let next: string | null = null;
+      return rows;
+    },
+    async deadLetters(): Promise<number> {
+      let count = 0;
+      let after: string | null = null;
       do {
         const page = (await call(
           'GET',
-          `/v1/dead-letters?limit=256${next ? `&after=${encodeURIComponent(next)}` : ''}`,
+          `/v1/dead-letters?limit=256${after ? `&after=${encodeURIComponent(after)}` : ''}`,
         )) as { items: unknown[]; next: string | null };
-        deadLetters += page.items.length;
-        next = page.next;
-      } while (next !== null);
-      return { rows, shards, deadLetters };
+        count += page.items.length;
+        after = page.next;
+      } while (after !== null);
+      return count;
     },
   };
 }
