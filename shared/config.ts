@@ -37,6 +37,8 @@ export const ConfigSchema = z.object({
     .regex(/^[A-Za-z0-9_:.-]+$/, 'letters, digits, _ : . - only')
     .default('sluice'),
   storeUrl: z.string().default('file://./.sluice'),
+  /** Path of a JSON fault plan the file store suffers (shared/store/fault-plan.ts); test runs only. */
+  storeFaultPlan: z.string().optional(),
   s3: z
     .object({
       endpoint: z.string().optional(),
@@ -153,6 +155,7 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_REDIS_URL', 'redisUrl'],
   ['SLUICE_REDIS_PREFIX', 'redisPrefix'],
   ['SLUICE_STORE_URL', 'storeUrl'],
+  ['SLUICE_STORE_FAULT_PLAN', 'storeFaultPlan'],
   ['SLUICE_S3_ENDPOINT', 's3.endpoint'],
   ['SLUICE_S3_REGION', 's3.region'],
   ['SLUICE_S3_FORCE_PATH_STYLE', 's3.forcePathStyle'],

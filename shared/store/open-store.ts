@@ -1,12 +1,13 @@
 /**
  * The one place that turns `storeUrl` (DESIGN.md §5, `SLUICE_STORE_URL`) into a store:
  * `file:///abs/dir`, `file://./rel/dir` (relative to the working directory) or
- * `s3://bucket/prefix`.
+ * `s3://bucket/prefix`; wrapped in the fault plan of `storeFaultPlan` when a test run sets one.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { SluiceError } from '../errors.ts';
+import { withFaultPlan } from './fault-plan.ts';
 import { FsStore } from './fs-store.ts';
 import { assertValidKey } from './object-key.ts';
 import type { ObjectStore } from './object-store.ts';
@@ -17,7 +18,12 @@ export type StoreLocation = { kind: 'file'; root: string } | { kind: 's3'; bucke
 /** S3's bucket naming rule (lower case, digits, dots, hyphens; 3 to 63 characters). */
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
-export function openStore(config: Pick<Config, 'storeUrl' | 's3'>): ObjectStore {
+export function openStore(config: Pick<Config, 'storeUrl' | 's3' | 'storeFaultPlan'>): ObjectStore {
+  const store = openPlainStore(config);
+  return config.storeFaultPlan === undefined ? store : withFaultPlan(store, config.storeFaultPlan);
+}
+
+function openPlainStore(config: Pick<Config, 'storeUrl' | 's3'>): ObjectStore {
   const location = parseStoreUrl(config.storeUrl);
   if (location.kind === 'file') return new FsStore(location.root);
   const { endpoint, region, forcePathStyle, accessKeyId, secretAccessKey } = config.s3;

@@ -1,0 +1,50 @@
+/**
+ * The bounded chaos run of `npm test`: a fixed list of seeds, short fault windows. Between
+ * them they kill the API and both workers, stop a worker past its lock, restart Redis
+ * empty and inject every kind of store fault. `npm run chaos` runs the long version.
+ */
+import { describe, expect, it } from 'vitest';
+import { runChaos, scheduleOf } from './run-chaos.ts';
+import { FAULT_KINDS, faultCounts, PROCESSES } from './schedule.ts';
+
+const CI_SEEDS = [48, 98];
+const CI_SECONDS = 10;
+const SETTLE_SECONDS = 15;
+
+describe('chaos run (seeded, bounded)', () => {
+  it('the CI seeds between them inject every fault kind and kill every process role', () => {
+    const schedules = CI_SEEDS.map((seed) => scheduleOf(seed, CI_SECONDS));
+    for (const schedule of schedules) {
+      expect(
+        FAULT_KINDS.filter((kind) => faultCounts(schedule)[kind] === 0),
+        `seed ${schedule.seed}`,
+      ).toEqual([]);
+    }
+    const killed = new Set(
+      schedules.flatMap((s) => s.processFaults.flatMap((f) => (f.kind === 'kill' ? [f.target] : []))),
+    );
+    expect([...killed].sort()).toEqual([...PROCESSES].sort());
+  });
+
+  it('gives the same schedule for the same seed, and another for another seed', () => {
+    expect(scheduleOf(48, CI_SECONDS)).toEqual(scheduleOf(48, CI_SECONDS));
+    expect(scheduleOf(48, CI_SECONDS)).not.toEqual(scheduleOf(98, CI_SECONDS));
+  });
+
+  it.each(CI_SEEDS)(
+    'seed %i: every acked write readable with its newest value, all flushed and merged, nothing poisoned',
+    async (seed) => {
+      const { summary, problems } = await runChaos({
+        seed,
+        seconds: CI_SECONDS,
+        clients: 3,
+        settleSeconds: SETTLE_SECONDS,
+        progress: () => {},
+      });
+      expect(problems).toEqual([]);
+      expect(summary).toMatchObject({ violations: 0, crashed: 0 });
+      expect(summary.acked).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,150 @@
+/**
+ * The chaos run's verdict, from its history alone (pure: no I/O, no clock).
+ *
+ * The final scan is one read after every write ended, so each key is a register checked
+ * for linearizability at that read: the value read must be the effect of a write that
+ * may have taken effect, and no acked write may have begun after that write ended (it
+ * would then be newer). An acked write ends at its ack; an indeterminate one may take
+ * effect at any time after it began, so it never ends; a rejected one never took effect.
+ * Before any write a key is absent.
+ */
+import type { FinalRow, FinalState, ShardView, WriteRecord } from './history.ts';
+
+export interface Verdict {
+  /** Keys absent although an acked upsert is their newest possible write. */
+  lost: number;
+  /** Keys holding a value some acked write began after (a delete that did not hide included). */
+  stale: number;
+  /** Keys the scan returned more than once. */
+  duplicated: number;
+  /** Keys holding a value no write that may have landed wrote there. */
+  phantom: number;
+  /** Shards with sealed generations, unsealed WAL or a cursor short of the frontier. */
+  unflushed: number;
+  /** Shards whose base watermark is short of their last committed generation. */
+  unmerged: number;
+  /** Shards whose generations are not numbered 1, 2, 3… without a gap. */
+  gaps: number;
+  poisoned: number;
+  deadLetters: number;
+  /** One line per violation, for the person reading a failed run. */
+  problems: string[];
+}
+
+export function violations(verdict: Verdict): number {
+  const { problems: _, ...counts } = verdict;
+  return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
+
+export function checkHistory(writes: readonly WriteRecord[], final: FinalState): Verdict {
+  const verdict: Verdict = {
+    lost: 0,
+    stale: 0,
+    duplicated: 0,
+    phantom: 0,
+    unflushed: 0,
+    unmerged: 0,
+    gaps: 0,
+    poisoned: 0,
+    deadLetters: final.deadLetters,
+    problems: [],
+  };
+  if (final.deadLetters > 0) verdict.problems.push(`${final.deadLetters} dead letter(s)`);
+  checkKeys(writes, final.rows, verdict);
+  for (const shard of final.shards) checkShard(shard, verdict);
+  return verdict;
+}
+
+function checkKeys(writes: readonly WriteRecord[], rows: readonly FinalRow[], verdict: Verdict): void {
+  const byKey = new Map<string, WriteRecord[]>();
+  for (const write of writes) {
+    for (const key of write.keys) byKey.set(key, [...(byKey.get(key) ?? []), write]);
+  }
+  const read = new Map<string, FinalRow>();
+  for (const row of rows) {
+    if (read.has(row.k)) {
+      verdict.duplicated += 1;
+      verdict.problems.push(`duplicated: key ${row.k} read more than once`);
+    }
+    read.set(row.k, row);
+  }
+  for (const key of new Set([...byKey.keys(), ...read.keys()])) {
+    const problem = checkKey(key, byKey.get(key) ?? [], read.get(key));
+    if (problem) {
+      verdict[problem.kind] += 1;
+      verdict.problems.push(`${problem.kind}: ${problem.detail}`);
+    }
+  }
+}
+
+type KeyProblem = { kind: 'lost' | 'stale' | 'phantom'; detail: string };
+
+function checkKey(key: string, writes: readonly WriteRecord[], row: FinalRow | undefined): KeyProblem | null {
+  const landed = writes.filter((w) => w.outcome !== 'rejected');
+  const newestAckedStart = Math.max(
+    Number.NEGATIVE_INFINITY,
+    ...writes.filter((w) => w.outcome === 'acked').map((w) => w.startedAt),
+  );
+  // A write is still possible at the final read when no acked write began after it ended.
+  const possible = (w: WriteRecord) => (w.ackedAt ?? Number.POSITIVE_INFINITY) >= newestAckedStart;
+  const newestAcked = writes.find((w) => w.outcome === 'acked' && w.startedAt === newestAckedStart);
+  if (row === undefined) {
+    const absentPossible =
+      newestAckedStart === Number.NEGATIVE_INFINITY || landed.some((w) => w.kind === 'delete' && possible(w));
+    return absentPossible
+      ? null
+      : { kind: 'lost', detail: `key ${key} absent; acked ${describe(newestAcked)}` };
+  }
+  const writers = landed.filter((w) => w.kind === 'upsert' && w.value === row.v);
+  if (writers.length === 0) {
+    return { kind: 'phantom', detail: `key ${key} holds ${JSON.stringify(row.v)}, which no write put there` };
+  }
+  if (writers.some(possible)) return null;
+  return {
+    kind: 'stale',
+    detail: `key ${key} holds ${JSON.stringify(row.v)} of ${describe(writers[0])}; newer acked ${describe(newestAcked)}`,
+  };
+}
+
+function describe(write: WriteRecord | undefined): string {
+  if (!write) return 'nothing';
+  return `${write.kind} ${write.id}${write.value === null ? '' : ` (${JSON.stringify(write.value)})`}`;
+}
+
+/**
+ * I3 and the end state once faults stop: committed generations run without a gap from
+ * the merged ones to the sealed ones, nothing is left to seal or flush, and the base
+ * watermark stands at the last committed generation.
+ */
+function checkShard(shard: ShardView, verdict: Verdict): void {
+  const committed = shard.committed.map((c) => c.generation);
+  const sealed = shard.sealed.map((s) => s.generation);
+  const firstHeld = committed[0] ?? sealed[0] ?? shard.currentGeneration;
+  const held = [...committed, ...sealed];
+  const contiguous =
+    firstHeld <= shard.mergedThrough + 1 &&
+    held.every((generation, i) => generation === firstHeld + i) &&
+    (committed.at(-1) ?? shard.mergedThrough) === shard.currentGeneration - 1;
+  if (!contiguous) {
+    verdict.gaps += 1;
+    verdict.problems.push(
+      `gap: shard ${shard.shard} merged through ${shard.mergedThrough}, committed [${committed}], sealed [${sealed}], current ${shard.currentGeneration}`,
+    );
+  }
+  if (sealed.length > 0 || shard.unsealedEntries > 0 || shard.walCursor !== shard.frontier) {
+    verdict.unflushed += 1;
+    verdict.problems.push(
+      `unflushed: shard ${shard.shard} sealed [${sealed}], ${shard.unsealedEntries} unsealed WAL entries, cursor ${shard.walCursor}, frontier ${shard.frontier}`,
+    );
+  }
+  if (shard.mergedThrough !== shard.currentGeneration - 1) {
+    verdict.unmerged += 1;
+    verdict.problems.push(
+      `unmerged: shard ${shard.shard} merged through ${shard.mergedThrough}, last committed ${committed.at(-1) ?? 'none held'}`,
+    );
+  }
+  if (shard.poison !== null) {
+    verdict.poisoned += 1;
+    verdict.problems.push(`poisoned: shard ${shard.shard} ${JSON.stringify(shard.poison)}`);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The chaos run's clients: each upserts and deletes a few keys of a small key space over
+ * HTTP, one request at a time, until told to stop, and records every attempt and how the
+ * write ended. Some writes carry an Idempotency-Key and are retried, the same request each
+ * time, until one attempt gets an answer that settles it.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Attempt, outcomeOf, type WriteRecord } from './history.ts';
+
+/** Longer than the API's request timeout: the server answers first unless it is gone. */
+const CLIENT_TIMEOUT_MS = 15_000;
+const IDEMPOTENT_ATTEMPTS = 4;
+
+export interface ClientOptions {
+  client: number;
+  apiUrl: string;
+  token: string;
+  table: string;
+  keySpace: number;
+  random: () => number;
+  stopped: () => boolean;
+  record: (write: WriteRecord) => void;
+}
+
+export async function runClient(options: ClientOptions): Promise<void> {
+  const { random } = options;
+  for (let n = 0; !options.stopped(); n += 1) {
+    const id = `c${options.client}.${n}`;
+    const keys = [
+      ...new Set(Array.from({ length: 1 + Math.floor(random() * 4) }, () => keyOf(options, random))),
+    ];
+    const kind = random() < 0.75 ? 'upsert' : 'delete';
+    const idempotencyKey = random() < 0.4 ? `chaos-${id}` : null;
+    const value = kind === 'upsert' ? id : null;
+    const body = kind === 'upsert' ? { rows: keys.map((k) => ({ k, v: value })) } : { keys };
+    const attempts: Attempt[] = [];
+    for (let tries = idempotencyKey ? IDEMPOTENT_ATTEMPTS : 1; tries > 0; tries -= 1) {
+      const attempt = await send(options, kind === 'upsert' ? 'POST' : 'DELETE', body, idempotencyKey);
+      attempts.push(attempt);
+      if (outcomeOf([attempt]) !== 'indeterminate') break;
+      await sleep(100 + random() * 400);
+    }
+    const outcome = outcomeOf(attempts);
+    options.record({
+      id,
+      kind,
+      keys,
+      value,
+      idempotencyKey,
+      attempts,
+      outcome,
+      startedAt: attempts[0]!.startedAt,
+      ackedAt: attempts.find((a) => a.status === 200)?.endedAt ?? null,
+    });
+    // A well-behaved client slows down when told to, or when the service is not there.
+    if (outcome !== 'acked') await sleep(50 + random() * 250);
+  }
+}
+
+function keyOf(options: ClientOptions, random: () => number): string {
+  return `k${String(Math.floor(random() * options.keySpace)).padStart(4, '0')}`;
+}
+
+async function send(
+  options: ClientOptions,
+  method: 'POST' | 'DELETE',
+  body: unknown,
+  idempotencyKey: string | null,
+): Promise<Attempt> {
+  const startedAt = performance.now();
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.token}`,
+    'content-type': 'application/json',
+  };
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  try {
+    const response = await fetch(`${options.apiUrl}/v1/tables/${options.table}/rows`, {
+      method,
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    });
+    const answer = (await response.json().catch(() => null)) as { error?: { code?: string } } | null;
+    const attempt: Attempt = { startedAt, endedAt: performance.now(), status: response.status };
+    if (answer?.error?.code) attempt.error = answer.error.code;
+    return attempt;
+  } catch (err) {
+    return { startedAt, endedAt: performance.now(), status: null, error: errorCode(err) };
+  }
+}
+
+/** The system error code under fetch's "fetch failed" (ECONNREFUSED, ECONNRESET, …), or the error's name. */
+function errorCode(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  return err instanceof Error ? err.name : String(err);
+}

@@ -1,0 +1,333 @@
+/**
+ * One seeded chaos run, top to bottom: start Sluice as deployed, let clients write while
+ * the schedule's faults strike, stop the faults, wait a bounded time for the pipeline to
+ * settle, read everything back and judge the history.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { testTokens } from '../support/http-client.ts';
+import { seededRandom } from '../support/random.ts';
+import { createTempDir } from '../support/temp-dir.ts';
+import { checkHistory, type Verdict, violations } from './check-history.ts';
+import { runClient } from './clients.ts';
+import { ChaosCluster } from './cluster.ts';
+import type { FinalRow, FinalState, ShardView, WriteRecord } from './history.ts';
+import {
+  type ChaosSchedule,
+  chaosSchedule,
+  type FaultKind,
+  faultCounts,
+  PROCESSES,
+  type ProcessFault,
+} from './schedule.ts';
+
+const TABLE = 'chaos';
+const SHARDS = 4;
+const KEY_SPACE = 160;
+const LOCK_DURATION_MS = 2_000;
+const STALLED_INTERVAL_MS = 1_000;
+/**
+ * Every process reads the fault plan when it starts, so the plan's clock starts before
+ * they do; this is how long they get to start before the first fault. Clients write from
+ * the moment the API answers. A start slower than this only moves store faults into it.
+ */
+const STARTUP_LEAD_MS = 20_000;
+
+/**
+ * Every process runs with these. Short locks and a short GC grace, so a stopped worker's
+ * job is redelivered and GC removes what the redelivered run committed while the zombie
+ * sleeps; cooldowns short enough that a merge failed by injected faults is tried again
+ * within the settle time; the sampler every second, so lost work is re-created quickly.
+ */
+const SETTINGS: Record<string, string> = {
+  SLUICE_LOCK_DURATION_MS: String(LOCK_DURATION_MS),
+  SLUICE_STALLED_INTERVAL_MS: String(STALLED_INTERVAL_MS),
+  SLUICE_GC_GRACE_SECONDS: '3',
+  SLUICE_SAMPLER_INTERVAL_SECONDS: '1',
+  SLUICE_COOLDOWN_BASE_SECONDS: '1',
+  SLUICE_COOLDOWN_MAX_SECONDS: '2',
+  SLUICE_WAL_PUT_TIMEOUT_MS: '3000',
+  SLUICE_WAL_HOLE_TIMEOUT_MS: '5000',
+  SLUICE_REQUEST_TIMEOUT_MS: '8000',
+  SLUICE_SHUTDOWN_GRACE_SECONDS: '2',
+};
+
+export interface ChaosOptions {
+  seed: number;
+  /** Length of the fault window; clients write throughout it. */
+  seconds: number;
+  clients: number;
+  /** How long the pipeline may take, once faults stop, to flush and merge everything. */
+  settleSeconds: number;
+  progress: (line: string) => void;
+}
+
+export interface ChaosSummary {
+  seed: number;
+  seconds: number;
+  requests: number;
+  writes: number;
+  acked: number;
+  faults: Record<FaultKind, number>;
+  lost: number;
+  stale: number;
+  duplicated: number;
+  phantom: number;
+  unflushed: number;
+  unmerged: number;
+  gaps: number;
+  poisoned: number;
+  deadLetters: number;
+  /** Processes that ended without being killed: not a violation of the checks, but worth reading. */
+  crashed: number;
+  violations: number;
+}
+
+export interface ChaosResult {
+  summary: ChaosSummary;
+  problems: string[];
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const { seed, progress } = options;
+  const schedule = scheduleOf(seed, options.seconds);
+  progress(`seed ${seed}: ${JSON.stringify(faultCounts(schedule))} over ${options.seconds} s`);
+  const dir = await createTempDir('chaos');
+  const tokens = testTokens();
+  const startedAt = Date.now();
+  const cluster = await ChaosCluster.start({
+    dir: dir.path,
+    tokensEnv: tokens.env,
+    plan: { startedAt, episodes: schedule.storeEpisodes },
+    processes: PROCESSES,
+    settings: SETTINGS,
+  });
+  const run: Run = { options, schedule, cluster, api: apiClient(cluster.apiUrl, tokens.all), startedAt };
+  const writes: WriteRecord[] = [];
+  let verdict: Verdict;
+  let clean = false;
+  try {
+    await run.api.createTable();
+    progress(`cluster up after ${Date.now() - startedAt} ms at ${cluster.apiUrl}; store in ${dir.path}`);
+    writes.push(...(await attack(run, tokens.all)));
+    progress(`faults over; ${writes.length} writes; waiting up to ${options.settleSeconds} s to settle`);
+    await settle(run);
+    progress(`answers: ${JSON.stringify(answerCounts(writes))}`);
+    progress(`sampler Job Schedulers in Redis: ${await cluster.samplerSchedulers()}`);
+    verdict = checkHistory(writes, await finalState(run));
+    clean = violations(verdict) === 0;
+  } finally {
+    await cluster.close();
+    for (const crash of cluster.crashes) progress(`crash: ${crash}`);
+    if (clean) await dir.cleanup();
+    else progress(`kept the store, fault plan and process logs in ${dir.path}`);
+  }
+  const { problems, ...counts } = verdict;
+  return {
+    summary: {
+      seed,
+      seconds: options.seconds,
+      requests: writes.reduce((sum, w) => sum + w.attempts.length, 0),
+      writes: writes.length,
+      acked: writes.filter((w) => w.outcome === 'acked').length,
+      faults: faultCounts(schedule),
+      ...counts,
+      crashed: cluster.crashes.length,
+      violations: violations(verdict),
+    },
+    problems,
+  };
+}
+
+interface Run {
+  options: ChaosOptions;
+  schedule: ChaosSchedule;
+  cluster: ChaosCluster;
+  api: ApiClient;
+  startedAt: number;
+}
+
+/** Clients write while the process faults strike on time (the store faults strike in the processes). */
+async function attack(run: Run, token: string): Promise<WriteRecord[]> {
+  const { options, schedule, cluster, startedAt } = run;
+  const writes: WriteRecord[] = [];
+  let stopped = false;
+  const clients = Array.from({ length: options.clients }, (_, client) =>
+    runClient({
+      client,
+      apiUrl: cluster.apiUrl,
+      token,
+      table: TABLE,
+      keySpace: KEY_SPACE,
+      random: seededRandom(options.seed * 1_000 + client + 1),
+      stopped: () => stopped,
+      record: (write) => writes.push(write),
+    }),
+  );
+  const pauses: Array<Promise<void>> = [];
+  let previous = { atMs: 0, doneAt: startedAt };
+  for (const fault of schedule.processFaults) {
+    // A restart that took long delays the faults after it, but never squeezes their gaps.
+    await sleep(Math.max(startedAt + fault.atMs, previous.doneAt + fault.atMs - previous.atMs) - Date.now());
+    options.progress(`t=${((Date.now() - startedAt) / 1000).toFixed(1)}s ${describeFault(fault)}`);
+    if (fault.kind === 'kill') {
+      await cluster.kill(fault.target);
+      await sleep(fault.restartAfterMs);
+      await cluster.spawn(fault.target);
+    } else if (fault.kind === 'stop') {
+      pauses.push(cluster.pause(fault.target, fault.forMs));
+    } else {
+      await cluster.restartRedis();
+    }
+    previous = { atMs: fault.atMs, doneAt: Date.now() };
+  }
+  await sleep(startedAt + STARTUP_LEAD_MS + options.seconds * 1000 - Date.now());
+  stopped = true;
+  await Promise.all([...clients, ...pauses]);
+  await cluster.heal(PROCESSES);
+  return writes;
+}
+
+/** Waits, with no new writes, until nothing is left to seal, flush or merge, or the settle time is up. */
+async function settle(run: Run): Promise<void> {
+  const began = Date.now();
+  for (let polls = 0; ; polls += 1) {
+    const shards = await run.api.shards();
+    if (settled(shards) || Date.now() - began >= run.options.settleSeconds * 1000) break;
+    if (polls % 5 === 0) run.options.progress(`settling: ${backlog(shards)}`);
+    await sleep(1_000);
+  }
+  run.options.progress(`settle wait ended after ${Date.now() - began} ms`);
+}
+
+/** What is left to do, so a slow settle can be told from a stuck one. */
+function backlog(shards: readonly ShardView[]): string {
+  const sum = (count: (s: ShardView) => number) => shards.reduce((total, s) => total + count(s), 0);
+  const unsealed = sum((s) => s.unsealedEntries);
+  const sealed = sum((s) => s.sealed.length);
+  const unmerged = sum((s) => s.currentGeneration - 1 - s.mergedThrough);
+  return `${unsealed} unsealed WAL entries, ${sealed} sealed and ${unmerged} unmerged generations`;
+}
+
+/**
+ * The shards as the settle left them, which the checks judge, and the rows. A poisoned
+ * shard refuses reads (I7), so it is reopened first and the run settles again: reopen
+ * loses nothing (I8), so the rows can still be checked.
+ */
+async function finalState(run: Run): Promise<FinalState> {
+  const shards = await run.api.shards();
+  const poisoned = shards.filter((s) => s.poison !== null).map((s) => s.shard);
+  if (poisoned.length > 0) {
+    run.options.progress(`reopening poisoned shards ${poisoned.join(', ')} to read their rows`);
+    for (const shard of poisoned) await run.api.reopen(shard);
+    await settle(run);
+  }
+  return { shards, rows: await run.api.rows(), deadLetters: await run.api.deadLetters() };
+}
+
+/** How many attempts got each answer: an HTTP status with its error code, or the client-side error. */
+function answerCounts(writes: readonly WriteRecord[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { status, error } of writes.flatMap((w) => w.attempts)) {
+    const answer = [status, error].filter((part) => part !== null && part !== undefined).join(' ');
+    counts[answer] = (counts[answer] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** The faults a run of `seconds` with this seed suffers. */
+export function scheduleOf(seed: number, seconds: number): ChaosSchedule {
+  return chaosSchedule(seed, {
+    leadMs: STARTUP_LEAD_MS,
+    windowMs: seconds * 1000,
+    minStopMs: LOCK_DURATION_MS + STALLED_INTERVAL_MS,
+  });
+}
+
+function describeFault(fault: ProcessFault): string {
+  if (fault.kind === 'kill') return `kill -9 ${fault.target}, restart after ${fault.restartAfterMs} ms`;
+  if (fault.kind === 'stop') return `SIGSTOP ${fault.target} for ${fault.forMs} ms`;
+  return 'kill -9 redis-server, restart it empty';
+}
+
+/** Nothing left to seal, flush or merge, and no shard poisoned: waiting longer would change nothing. */
+function settled(shards: ShardView[]): boolean {
+  return checkHistory([], { rows: [], shards, deadLetters: 0 }).problems.length === 0;
+}
+
+type ApiClient = ReturnType<typeof apiClient>;
+
+/** The few calls the run makes besides the clients' writes; each retried until the API answers. */
+function apiClient(apiUrl: string, token: string) {
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    let last = '';
+    for (let attempt = 0; attempt < 60; attempt += 1) {
+      try {
+        const response = await fetch(`${apiUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(15_000),
+        });
+        const answer = await response.json();
+        if (response.ok || (response.status === 409 && method === 'POST')) return answer;
+        last = `${response.status} ${JSON.stringify(answer)}`;
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await sleep(500);
+    }
+    throw new Error(`${method} ${path} never succeeded: ${last}`);
+  };
+  return {
+    async createTable(): Promise<void> {
+      await call('POST', '/v1/tables', {
+        name: TABLE,
+        schema: {
+          fields: [
+            { name: 'k', type: 'utf8' },
+            { name: 'v', type: 'utf8', nullable: true },
+          ],
+        },
+        primaryKey: ['k'],
+        shards: SHARDS,
+        settings: { mergeAfterGenerations: 4, mergeAfterSeconds: 1, maxGenerationsPerMerge: 64 },
+      });
+    },
+    async shards(): Promise<ShardView[]> {
+      const shards: ShardView[] = [];
+      for (let shard = 0; shard < SHARDS; shard += 1) {
+        shards.push((await call('GET', `/v1/tables/${TABLE}/shards/${shard}`)) as ShardView);
+      }
+      return shards;
+    },
+    async reopen(shard: number): Promise<void> {
+      await call('POST', `/v1/tables/${TABLE}/shards/${shard}/reopen`);
+    },
+    async rows(): Promise<FinalRow[]> {
+      const rows: FinalRow[] = [];
+      let after: string | null = null;
+      do {
+        const page = (await call(
+          'GET',
+          `/v1/tables/${TABLE}/rows?limit=256${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+        )) as { rows: FinalRow[]; next: string | null };
+        rows.push(...page.rows);
+        after = page.next;
+      } while (after !== null);
+      return rows;
+    },
+    async deadLetters(): Promise<number> {
+      let count = 0;
+      let after: string | null = null;
+      do {
+        const page = (await call(
+          'GET',
+          `/v1/dead-letters?limit=256${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+        )) as { items: unknown[]; next: string | null };
+        count += page.items.length;
+        after = page.next;
+      } while (after !== null);
+      return count;
+    },
+  };
+}
