@@ -18,9 +18,13 @@ export interface ManualMergeDeps {
 export async function requestManualMerge(deps: ManualMergeDeps, name: string, signal?: AbortSignal) {
   const table = await deps.table(name);
   if (await deps.drains.isDrained(table.name, signal)) {
-    throw new SluiceError('TABLE_DRAINED', `table ${table.name} is drained: undrain it to merge`, {
-      table: table.name,
-    });
+    throw new SluiceError(
+      'TABLE_DRAINED',
+      `table ${table.name} is drained: undrain it with POST /v1/tables/${table.name}/drain {"drain":false}, then merge`,
+      {
+        table: table.name,
+      },
+    );
   }
   return { table: table.name, jobId: await deps.scheduler.requestMerge(table.name, { manual: true }) };
 }
