@@ -8,7 +8,7 @@ import { BullmqWorkScheduler } from '../../jobs/bullmq-work-scheduler.ts';
 import type { WorkerQueue } from '../../jobs/queues.ts';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
-import { createLogger } from '../../shared/log.ts';
+import { createLogger, type Logger } from '../../shared/log.ts';
 import { Sluice } from '../../shared/sluice.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
@@ -43,7 +43,11 @@ const TEST_DEFAULTS: ConfigOverrides = {
   workers: { lockDurationMs: 5_000, stalledIntervalMs: 2_000, shutdownGraceSeconds: 5 },
 };
 
-export async function createHarness(overrides: ConfigOverrides = {}): Promise<Harness> {
+/** `log`: a logger the test reads back (log-capture.ts) instead of the configured one. */
+export async function createHarness(
+  overrides: ConfigOverrides = {},
+  options: { log?: Logger } = {},
+): Promise<Harness> {
   const dir = await createTempDir('harness');
   const namespace = createRedisNamespace();
   const config = loadConfig(
@@ -58,7 +62,7 @@ export async function createHarness(overrides: ConfigOverrides = {}): Promise<Ha
   const store = new FaultyStore(new FsStore(dir.path));
   const redis = namespace.connect();
   const scheduler = new BullmqWorkScheduler(config);
-  const log = createLogger({ level: config.logLevel });
+  const log = options.log ?? createLogger({ level: config.logLevel });
   const sluice = new Sluice({ config, store, redis, scheduler, log });
   const harness: Harness = {
     config,
