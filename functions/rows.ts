@@ -17,6 +17,8 @@ import { afterQuery, limitQuery } from './query.ts';
 import { type Ctx, type Env, tableParam } from './request.ts';
 
 const MAX_SCAN_LIMIT = 1000;
+/** Arrow pages are columnar and need no per-row JSON encoding, so a page may hold ten times as many rows. */
+const MAX_ARROW_SCAN_LIMIT = 10_000;
 const DEFAULT_SCAN_LIMIT = 100;
 /** Printable ASCII, as in the IETF Idempotency-Key draft's examples; long enough for any UUID scheme. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -86,7 +88,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
         throw new SluiceError('KEY_NOT_FOUND', `no row with key ${key.slice(0, 200)}`, { table: def.name });
       return wantsArrow(c) ? arrowResponse(c, found) : c.json({ row: tableToJsonRows(def.schema, found)[0] });
     }
-    const limit = limitQuery(c, MAX_SCAN_LIMIT, DEFAULT_SCAN_LIMIT);
+    const limit = limitQuery(c, wantsArrow(c) ? MAX_ARROW_SCAN_LIMIT : MAX_SCAN_LIMIT, DEFAULT_SCAN_LIMIT);
     const page = await sluice.scan(def.name, { limit, after: afterQuery(c) }, c.var.signal);
     if (!wantsArrow(c)) return c.json({ rows: tableToJsonRows(def.schema, page.rows), next: page.next });
     if (page.next) c.header('Sluice-Next', page.next);
