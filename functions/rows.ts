@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 import { encodeIpcStream } from '../shared/arrow/ipc.ts';
 import { tableToJsonRows } from '../shared/arrow/json-rows.ts';
 import { SluiceError } from '../shared/errors.ts';
+import { bytesWritten } from '../shared/metrics.ts';
 import type { AppendResult } from '../shared/wal/append.ts';
 import type { ApiDeps } from './app.ts';
 import { ARROW_STREAM, type Body, readKeys, readRows } from './body.ts';
@@ -50,8 +51,14 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
 
   /** The ack of a write; with an Idempotency-Key, the first ack of the same request. */
   const ack = async (c: Ctx, table: string, body: Body<unknown>, write: () => Promise<AppendResult>) => {
+    const op = c.req.method === 'DELETE' ? 'delete' : 'upsert';
+    const counted = async () => {
+      const result = await write();
+      bytesWritten.inc({ op }, body.raw.byteLength);
+      return result;
+    };
     const key = c.req.header('idempotency-key');
-    if (key === undefined) return c.json(await write());
+    if (key === undefined) return c.json(await counted());
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new SluiceError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
     }
@@ -59,7 +66,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
       .update(`${c.req.method}\n${body.mediaType}\n`)
       .update(body.raw)
       .digest('hex');
-    const outcome = await idempotency.run({ table, key, fingerprint }, write, c.var.signal);
+    const outcome = await idempotency.run({ table, key, fingerprint }, counted, c.var.signal);
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
     return c.json(outcome.result);
   };
