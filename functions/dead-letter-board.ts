@@ -12,7 +12,7 @@ type BoardCounts = Awaited<ReturnType<BullMQAdapter['getJobCounts']>>;
 type BoardStatus = Parameters<BullMQAdapter['getJobs']>[0][number];
 
 export class DeadLetterBoardAdapter extends BullMQAdapter {
-  constructor(private readonly letters: Queue<DeadLetter>) {
+  constructor(letters: Queue<DeadLetter>) {
     super(letters, { readOnlyMode: true });
   }
 
