@@ -13,6 +13,7 @@ import { createAuth, type RequireScope } from './auth.ts';
 import { deadLetterRoutes } from './dead-letters.ts';
 import { errorResponse, routeNotFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
+import { httpMetrics } from './http-metrics.ts';
 import { deadline, type Env, requestContext } from './request.ts';
 import { rowRoutes } from './rows.ts';
 import { schedulerRoutes } from './scheduler.ts';
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const api: ApiDeps = { ...deps, requireScope: createAuth(config.tokens) };
   const app = new Hono<Env>();
   app.use(requestContext(log));
+  app.use(httpMetrics());
   app.use(deadline(config.http.requestTimeoutMs));
   for (const routes of [
     healthRoutes,

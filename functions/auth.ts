@@ -1,10 +1,11 @@
 /**
  * Bearer tokens (DESIGN.md §5). Only their sha256 is configured; a presented token is
  * hashed and compared in constant time against every configured hash, all of them, so the
- * time taken says nothing about which one, if any, matched. A token holds exactly the
- * scopes it lists: `read` (tables, rows, shard stats), `write` (create tables, upsert,
- * delete) and `admin` (reopen, dead letters). With no tokens configured, auth is off —
- * the server then binds to loopback only (server.ts).
+ * time taken says nothing about which one, if any, matched. Scopes nest: `read` (tables,
+ * rows, shard stats), `write` (also create tables, upsert, delete) and `admin` (also
+ * reopen, dead letters, merge, drain) — a writer reads back what it wrote, and an admin
+ * can do everything. With no tokens configured, auth is off — the server then binds to
+ * loopback only (server.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
@@ -20,13 +21,26 @@ export interface Principal {
   scopes: ReadonlySet<Scope>;
 }
 
+/** Each scope includes every scope before it. */
+const SCOPE_ORDER: readonly Scope[] = ['read', 'write', 'admin'];
+
 /** RFC 6750 token68. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export type RequireScope = (scope: Scope) => MiddlewareHandler<Env>;
 
+/** The scopes a token listing `listed` holds: those listed and every scope they include. */
+export function grantedScopes(listed: readonly Scope[]): ReadonlySet<Scope> {
+  const highest = Math.max(...listed.map((scope) => SCOPE_ORDER.indexOf(scope)));
+  return new Set(SCOPE_ORDER.slice(0, highest + 1));
+}
+
 export function toPrincipals(tokens: Config['tokens']): Principal[] {
-  return tokens.map((t) => ({ name: t.name, hash: Buffer.from(t.sha256, 'hex'), scopes: new Set(t.scopes) }));
+  return tokens.map((t) => ({
+    name: t.name,
+    hash: Buffer.from(t.sha256, 'hex'),
+    scopes: grantedScopes(t.scopes),
+  }));
 }
 
 export function createAuth(tokens: Config['tokens']): RequireScope {

@@ -46,7 +46,14 @@ function tooManyRows(count: number, max: number): SluiceError {
   return new SluiceError('TOO_MANY_ROWS', `${count} rows in one request; at most ${max}`, { count, max });
 }
 
-async function readBytes(c: Ctx, maxBytes: number): Promise<Uint8Array> {
+/** What each route's body must be, as its refusals tell the client to send. */
+const ROWS_BODY =
+  '{"rows":[{…},…]} as application/json, or an Arrow IPC stream as application/vnd.apache.arrow.stream';
+const KEYS_BODY =
+  '{"keys":[…]} (each key the value of a one-column primary key, or an array in primary-key order)';
+const OBJECT_BODY = 'a JSON object';
+
+async function readBytes(c: Ctx, maxBytes: number, send: string): Promise<Uint8Array> {
   if (Number(c.req.header('content-length') ?? 0) > maxBytes) throw tooLarge(maxBytes);
   const stream = c.req.raw.body;
   const chunks: Uint8Array[] = [];
@@ -64,7 +71,7 @@ async function readBytes(c: Ctx, maxBytes: number): Promise<Uint8Array> {
       chunks.push(value);
     }
   }
-  if (total === 0) throw new SluiceError('INVALID_REQUEST', 'the request body is empty');
+  if (total === 0) throw new SluiceError('INVALID_REQUEST', `the request body is empty: send ${send}`);
   // One fresh buffer at offset 0: Arrow views int64 columns in place, which needs alignment.
   const bytes = new Uint8Array(total);
   let at = 0;
@@ -76,7 +83,7 @@ async function readBytes(c: Ctx, maxBytes: number): Promise<Uint8Array> {
 }
 
 /** `allowed`: the only properties the object may have; the domain checks the rest itself when absent. */
-function parseObject(raw: Uint8Array, allowed?: readonly string[]): Record<string, unknown> {
+function parseObject(raw: Uint8Array, send: string, allowed?: readonly string[]): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(decoder.decode(raw));
@@ -84,7 +91,10 @@ function parseObject(raw: Uint8Array, allowed?: readonly string[]): Record<strin
     const reason = err instanceof Error ? err.message : String(err);
     throw new SluiceError('INVALID_REQUEST', `the body is not valid JSON: ${reason.slice(0, 200)}`);
   }
-  if (!isPlainObject(value)) throw new SluiceError('INVALID_REQUEST', 'the body must be a JSON object');
+  if (!isPlainObject(value)) {
+    const got = Array.isArray(value) ? 'a JSON array' : `JSON ${value === null ? 'null' : typeof value}`;
+    throw new SluiceError('INVALID_REQUEST', `the body is ${got}: send ${send}`);
+  }
   for (const key of Object.keys(value)) {
     if (allowed && !allowed.includes(key)) {
       throw new SluiceError(
@@ -101,7 +111,7 @@ function parseObject(raw: Uint8Array, allowed?: readonly string[]): Record<strin
 export async function readJsonObject(c: Ctx, limits: Limits): Promise<Record<string, unknown>> {
   const type = mediaTypeOf(c);
   if (type !== JSON_TYPE) throw unsupported(type, [JSON_TYPE]);
-  return parseObject(await readBytes(c, limits.maxBodyBytes));
+  return parseObject(await readBytes(c, limits.maxBodyBytes, OBJECT_BODY), OBJECT_BODY);
 }
 
 /** `{"rows":[…]}` or an Arrow IPC stream, as Arrow data of the table's schema. */
@@ -109,13 +119,13 @@ export async function readRows(c: Ctx, table: TableDef, limits: Limits): Promise
   const mediaType = mediaTypeOf(c);
   if (mediaType !== JSON_TYPE && mediaType !== ARROW_STREAM)
     throw unsupported(mediaType, [JSON_TYPE, ARROW_STREAM]);
-  const raw = await readBytes(c, limits.maxBodyBytes);
+  const raw = await readBytes(c, limits.maxBodyBytes, ROWS_BODY);
   if (mediaType === ARROW_STREAM) {
     const rows = decodeArrowStreamForTable(table.schema, raw);
     if (rows.numRows > limits.maxRowsPerRequest) throw tooManyRows(rows.numRows, limits.maxRowsPerRequest);
     return { value: rows, raw, mediaType };
   }
-  const { rows } = parseObject(raw, ['rows']);
+  const { rows } = parseObject(raw, ROWS_BODY, ['rows']);
   if (Array.isArray(rows) && rows.length > limits.maxRowsPerRequest) {
     throw tooManyRows(rows.length, limits.maxRowsPerRequest);
   }
@@ -126,10 +136,10 @@ export async function readRows(c: Ctx, table: TableDef, limits: Limits): Promise
 export async function readKeys(c: Ctx, limits: Limits): Promise<Body<unknown[]>> {
   const mediaType = mediaTypeOf(c);
   if (mediaType !== JSON_TYPE) throw unsupported(mediaType, [JSON_TYPE]);
-  const raw = await readBytes(c, limits.maxBodyBytes);
-  const { keys } = parseObject(raw, ['keys']);
+  const raw = await readBytes(c, limits.maxBodyBytes, KEYS_BODY);
+  const { keys } = parseObject(raw, KEYS_BODY, ['keys']);
   if (!Array.isArray(keys) || keys.length === 0) {
-    throw new SluiceError('INVALID_REQUEST', '"keys" must be a non-empty array of primary keys');
+    throw new SluiceError('INVALID_REQUEST', `"keys" must be a non-empty array: send ${KEYS_BODY}`);
   }
   if (keys.length > limits.maxRowsPerRequest) throw tooManyRows(keys.length, limits.maxRowsPerRequest);
   return { value: keys, raw, mediaType };

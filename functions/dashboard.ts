@@ -12,12 +12,14 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Queue } from 'bullmq';
 import { Hono } from 'hono';
 import { trimTrailingSlash } from 'hono/trailing-slash';
+import type { DeadLetter } from '../jobs/dead-letter.ts';
 import { QUEUE, queueOptions } from '../jobs/queues.ts';
 import type { Runtime } from '../jobs/runtime.ts';
 import { SluiceError } from '../shared/errors.ts';
 import type { Api } from './app.ts';
 import { dashboardAuth } from './dashboard-auth.ts';
 import { DashboardSessions } from './dashboard-session.ts';
+import { DeadLetterBoardAdapter } from './dead-letter-board.ts';
 import type { Env } from './request.ts';
 
 export const DASHBOARD_PATH = '/admin/queues';
@@ -33,7 +35,11 @@ export function openDashboard(runtime: Runtime): Dashboard {
   const queues = Object.values(QUEUE).map((name) => new Queue(name, queueOptions(config, name)));
   const board = new HonoAdapter(serveStatic).setBasePath(DASHBOARD_PATH);
   createBullBoard({
-    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
+    queues: queues.map((queue) =>
+      queue.name === QUEUE.deadLetter
+        ? new DeadLetterBoardAdapter(queue as Queue<DeadLetter>)
+        : new BullMQAdapter(queue, { readOnlyMode: true }),
+    ),
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'Sluice' } },
   });

@@ -6,12 +6,14 @@
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isSluiceError, SluiceError } from '../shared/errors.ts';
+import { poisonedAnswer } from './poisoned-answer.ts';
 import type { Ctx } from './request.ts';
 
 export function errorResponse(err: unknown, c: Ctx): Response {
   const error = isSluiceError(err)
     ? err
     : new SluiceError('INTERNAL', 'internal error', { requestId: c.var.reqId });
+  const answer = error.code === 'SHARD_POISONED' ? poisonedAnswer(error) : error;
   if (error.status >= 500) c.var.log.error({ err }, 'request failed');
   else c.var.log.info({ code: error.code }, 'request refused');
   if (error.code === 'BACKPRESSURE') {
@@ -20,7 +22,7 @@ export function errorResponse(err: unknown, c: Ctx): Response {
   if (error.code === 'UNAUTHORIZED') c.header('WWW-Authenticate', 'Bearer realm="sluice"');
   // The rest of a refused body was never read: this connection cannot carry another request.
   if (error.code === 'PAYLOAD_TOO_LARGE') c.header('Connection', 'close');
-  return c.json({ error: error.toJSON() }, error.status as ContentfulStatusCode);
+  return c.json({ error: answer.toJSON() }, answer.status as ContentfulStatusCode);
 }
 
 export function routeNotFound(c: Ctx): Response {

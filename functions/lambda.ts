@@ -13,6 +13,7 @@ import { openRuntime } from '../jobs/runtime.ts';
 import { type Config, loadConfig } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
+import { warnUnknownEnv } from '../shared/unknown-env.ts';
 import { openApi } from './app.ts';
 
 export type LambdaHandler = ReturnType<typeof handle>;
@@ -30,6 +31,7 @@ export function openLambda(config: Config): LambdaApi {
     );
   }
   const log = createLogger({ level: config.logLevel, sync: true, name: 'sluice-api' });
+  warnUnknownEnv(log);
   const runtime = openRuntime(config, log);
   const api = openApi(runtime);
   return {

@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 import { encodeIpcStream } from '../shared/arrow/ipc.ts';
 import { tableToJsonRows } from '../shared/arrow/json-rows.ts';
 import { SluiceError } from '../shared/errors.ts';
+import { bytesWritten } from '../shared/metrics.ts';
 import type { AppendResult } from '../shared/wal/append.ts';
 import type { ApiDeps } from './app.ts';
 import { ARROW_STREAM, type Body, readKeys, readRows } from './body.ts';
@@ -17,6 +18,8 @@ import { afterQuery, limitQuery } from './query.ts';
 import { type Ctx, type Env, tableParam } from './request.ts';
 
 const MAX_SCAN_LIMIT = 1000;
+/** Arrow pages are columnar and need no per-row JSON encoding, so a page may hold ten times as many rows. */
+const MAX_ARROW_SCAN_LIMIT = 10_000;
 const DEFAULT_SCAN_LIMIT = 100;
 /** Printable ASCII, as in the IETF Idempotency-Key draft's examples; long enough for any UUID scheme. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -48,8 +51,14 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
 
   /** The ack of a write; with an Idempotency-Key, the first ack of the same request. */
   const ack = async (c: Ctx, table: string, body: Body<unknown>, write: () => Promise<AppendResult>) => {
+    const op = c.req.method === 'DELETE' ? 'delete' : 'upsert';
+    const counted = async () => {
+      const result = await write();
+      bytesWritten.inc({ op }, body.raw.byteLength);
+      return result;
+    };
     const key = c.req.header('idempotency-key');
-    if (key === undefined) return c.json(await write());
+    if (key === undefined) return c.json(await counted());
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new SluiceError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
     }
@@ -57,7 +66,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
       .update(`${c.req.method}\n${body.mediaType}\n`)
       .update(body.raw)
       .digest('hex');
-    const outcome = await idempotency.run({ table, key, fingerprint }, write, c.var.signal);
+    const outcome = await idempotency.run({ table, key, fingerprint }, counted, c.var.signal);
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
     return c.json(outcome.result);
   };
@@ -86,7 +95,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
         throw new SluiceError('KEY_NOT_FOUND', `no row with key ${key.slice(0, 200)}`, { table: def.name });
       return wantsArrow(c) ? arrowResponse(c, found) : c.json({ row: tableToJsonRows(def.schema, found)[0] });
     }
-    const limit = limitQuery(c, MAX_SCAN_LIMIT, DEFAULT_SCAN_LIMIT);
+    const limit = limitQuery(c, wantsArrow(c) ? MAX_ARROW_SCAN_LIMIT : MAX_SCAN_LIMIT, DEFAULT_SCAN_LIMIT);
     const page = await sluice.scan(def.name, { limit, after: afterQuery(c) }, c.var.signal);
     if (!wantsArrow(c)) return c.json({ rows: tableToJsonRows(def.schema, page.rows), next: page.next });
     if (page.next) c.header('Sluice-Next', page.next);

@@ -1,10 +1,11 @@
 /**
- * A table's background work (admin): merge now (202 with the job id; never gated by a
- * cooldown, refused with 409 TABLE_DRAINED on a drained table) and the drain flag.
+ * A table's background work (admin): merge now (202 with the job id and a Location naming
+ * its status resource; never gated by a cooldown, refused with 409 TABLE_DRAINED on a
+ * drained table), that status, and the drain flag.
  */
 import { Hono } from 'hono';
 import { SluiceError } from '../shared/errors.ts';
-import { requestManualMerge } from '../shared/scheduler/manual-merge.ts';
+import { manualMergeStatus, requestManualMerge } from '../shared/scheduler/manual-merge.ts';
 import type { ApiDeps } from './app.ts';
 import { readJsonObject } from './body.ts';
 import { type Env, tableParam } from './request.ts';
@@ -15,7 +16,12 @@ export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   app.post('/v1/tables/:t/merge', requireScope('admin'), async (c) => {
     const { jobId } = await requestManualMerge(sluice, tableParam(c), c.var.signal);
     c.var.log.info({ jobId }, 'merge requested');
+    c.header('Location', `/v1/tables/${tableParam(c)}/merge/${encodeURIComponent(jobId)}`);
     return c.json({ jobId }, 202);
+  });
+
+  app.get('/v1/tables/:t/merge/:id', requireScope('admin'), async (c) => {
+    return c.json(await manualMergeStatus(sluice, tableParam(c), c.req.param('id')));
   });
 
   app.post('/v1/tables/:t/drain', requireScope('admin'), async (c) => {

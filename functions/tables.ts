@@ -1,4 +1,4 @@
-/** Tables: create, list, describe. */
+/** Tables: create, list, describe, drop (admin). */
 import { Hono } from 'hono';
 import pLimit from 'p-limit';
 import { tableStats } from '../shared/read/table-stats.ts';
@@ -37,8 +37,14 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   });
 
   app.get('/v1/tables/:t', requireScope('read'), async (c) => {
-    const def = await sluice.catalog.get(tableParam(c), c.var.signal);
+    const def = await sluice.table(tableParam(c));
     return c.json(await describe(c, def));
+  });
+
+  app.delete('/v1/tables/:t', requireScope('admin'), async (c) => {
+    const dropped = await sluice.dropTable(tableParam(c));
+    c.var.log.warn({ purgeAfter: dropped.purgeAfter }, 'table dropped');
+    return c.json(dropped);
   });
 
   return app;

@@ -3,10 +3,12 @@
  * so asking for work that is already queued costs one Redis round trip and adds nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
+import { type Job, Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
+import { isWorkProgress } from '../shared/work/work-progress.ts';
 import type { SealRequest, WorkScheduler } from '../shared/work/work-scheduler.ts';
+import type { WorkState, WorkStatus } from '../shared/work/work-status.ts';
 import {
   flushJobOptions,
   QUEUE,
@@ -48,6 +50,13 @@ export class BullmqWorkScheduler implements WorkScheduler {
     return this.requestTableWork(this.compact, QUEUE.compact, { table, manual: false });
   }
 
+  async workStatus(kind: WorkKind, table: string, id: string): Promise<WorkStatus | null> {
+    const queue = kind === 'merge' ? this.merge : this.compact;
+    const job = await queue.getJob(id);
+    if (job) return job.data.table === table ? await statusOf(job, table) : null;
+    return (await this.queuedBehindActive(queue, kind, table)) === id ? queuedStatus(id, table) : null;
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.seal.close(), this.flush.close(), this.merge.close(), this.compact.close()]);
   }
@@ -69,4 +78,51 @@ export class BullmqWorkScheduler implements WorkScheduler {
       (await queue.getJobState(existing)) === 'active' || (await queue.getJob(jobId)) !== undefined;
     return folded ? jobId : existing;
   }
+
+  /**
+   * The id of the follow-up stored while the table's job runs (`keepLastIfActive`): BullMQ
+   * keeps it as a proto-job under `dn:<deduplication id>` until the running one ends.
+   */
+  private async queuedBehindActive(queue: Queue<TableJobData>, kind: WorkKind, table: string) {
+    const client = await queue.backend.client;
+    return client.hget(queue.toKey(`dn:${kind}/${table}`), 'jid');
+  }
+}
+
+const STATES: Readonly<Record<string, WorkState>> = {
+  waiting: 'waiting',
+  prioritized: 'waiting',
+  'waiting-children': 'waiting',
+  delayed: 'delayed',
+  active: 'active',
+  completed: 'completed',
+  failed: 'failed',
+};
+
+async function statusOf(job: Job<TableJobData>, table: string): Promise<WorkStatus | null> {
+  const state = STATES[await job.getState()];
+  if (!state) return null;
+  return {
+    id: String(job.id),
+    table,
+    state,
+    progress: isWorkProgress(job.progress) ? job.progress : null,
+    result: job.returnvalue ?? null,
+    failedReason: job.failedReason ?? null,
+    createdAt: new Date(job.timestamp).toISOString(),
+    finishedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+  };
+}
+
+function queuedStatus(id: string, table: string): WorkStatus {
+  return {
+    id,
+    table,
+    state: 'waiting',
+    progress: null,
+    result: null,
+    failedReason: null,
+    createdAt: null,
+    finishedAt: null,
+  };
 }

@@ -56,8 +56,10 @@ const JOB_NAME = 'dead-letter';
 
 export class DeadLetterQueue {
   readonly queue: Queue<DeadLetter>;
+  /** The flush queue, where a retried letter's original failed job is removed; opened on the first retry. */
+  private flushQueue: Queue<ShardJobData> | null = null;
 
-  constructor(config: Config) {
+  constructor(private readonly config: Config) {
     this.queue = new Queue<DeadLetter>(QUEUE.deadLetter, queueOptions(config, QUEUE.deadLetter));
   }
 
@@ -135,12 +137,24 @@ export class DeadLetterQueue {
       );
     }
     await sluice.scheduler.requestFlush(table, shard);
+    await this.forgetOriginal(letter.jobId);
     await this.queue.remove(id);
     return letter;
   }
 
   async close(): Promise<void> {
-    await this.queue.close();
+    await Promise.all([this.queue.close(), this.flushQueue?.close()]);
+  }
+
+  /**
+   * The failed flush job a letter was made from stays in the flush queue's failed set, where
+   * the dashboard and `sluice_queue_jobs{state="failed"}` would go on counting a failure that
+   * the retry has taken over; the letter holds everything it said.
+   */
+  private async forgetOriginal(jobId: string): Promise<void> {
+    this.flushQueue ??= new Queue<ShardJobData>(QUEUE.flush, queueOptions(this.config, QUEUE.flush));
+    const original = await this.flushQueue.getJob(jobId);
+    if (original && (await original.getState()) === 'failed') await original.remove();
   }
 
   private async find(id: string): Promise<DeadLetterItem | null> {

@@ -10,6 +10,7 @@ import type { PoisonRecord } from '../shared/lsm/shard-manifest.ts';
 import { shardPoison } from '../shared/lsm/shard-open.ts';
 import { flushRetries } from '../shared/metrics.ts';
 import type { Sluice } from '../shared/sluice.ts';
+import type { WorkProgress } from '../shared/work/work-progress.ts';
 import type { DeadLetterQueue } from './dead-letter.ts';
 import { failNow, isLastAttempt } from './job-failure.ts';
 import { type ShardJobData, shardTarget } from './queues.ts';
@@ -21,6 +22,8 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
     let log = jobLog;
     let generation: number | null = null;
     log.debug({ attempt: job.attemptsMade + 1 }, 'flush started');
+    const started = performance.now();
+    let progress: WorkProgress = { rowsDone: 0, rowsTotal: 0, bytesDone: 0, bytesTotal: 0 };
     try {
       const committed = await sluice.flush(table, shard, {
         onGeneration: (g) => {
@@ -28,10 +31,29 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
           log = jobLog.child({ generation: g });
           log.debug('flushing generation');
         },
+        onWorkProgress: (next) => {
+          progress = next;
+          // Progress is for people watching; a Redis hiccup while reporting it must not fail the flush.
+          job
+            .updateProgress({ ...next })
+            .catch((err: unknown) => log.debug({ err }, 'progress not reported'));
+        },
       });
+      if (committed.length > 0) {
+        const durationMs = Math.round(performance.now() - started);
+        jobLog.info(
+          { generations: committed, rows: progress.rowsDone, bytes: progress.bytesDone, durationMs },
+          'flush done',
+        );
+      }
       return { committed };
     } catch (err) {
       const error = toSluiceError(err);
+      if (error.code === 'TABLE_NOT_FOUND') {
+        // A dropped table: its data goes with the purge, and a poison would only write into it.
+        log.info('table dropped; nothing to flush');
+        return { committed: [], dropped: true };
+      }
       if (error.code === 'SHARD_POISONED') {
         // A redelivery of the job that poisoned the shard makes sure its dead letter exists.
         const poison = error.details.poison as PoisonRecord | undefined;

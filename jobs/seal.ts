@@ -20,6 +20,10 @@ export function sealProcessor(sluice: Sluice) {
       return { generations: outcome.sealed.map((g) => g.generation), holes: outcome.holes };
     } catch (err) {
       const error = toSluiceError(err);
+      if (error.code === 'TABLE_NOT_FOUND') {
+        log.info('table dropped; nothing to seal');
+        return { generations: [], holes: [], dropped: true };
+      }
       log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'seal failed');
       throw jobOutcome(job, error);
     }

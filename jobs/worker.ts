@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/log.ts';
+import { warnUnknownEnv } from '../shared/unknown-env.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { openRuntime } from './runtime.ts';
 import { registerScrapeSource } from './scrape-source.ts';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     sync: config.logSync,
     name: 'sluice-worker',
   });
+  warnUnknownEnv(log);
   const queues = parseQueues(values.queues ?? config.queues);
   if (queues.length === 0) throw new Error(`no worker queue named in "${values.queues ?? config.queues}"`);
   const runtime = openRuntime(config, log);

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { SluiceError } from './errors.ts';
 
-const int = (min = 0) => z.coerce.number().int().min(min);
+const int = (min = 0) =>
+  z.coerce.number({ error: 'expected a whole number' }).int({ error: 'expected a whole number' }).min(min);
 
 export const TableSettingsSchema = z
   .object({
@@ -209,7 +210,7 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
 
 /** Environment variables that hold JSON rather than a scalar. */
 const JSON_ENV = new Set(['SLUICE_TOKENS']);
-/** Booleans arrive as "true"/"false"/"1"/"0"; z.coerce.boolean would read "false" as true. */
+/** z.coerce.boolean would read "false" as true, so booleans are read by BOOLEAN_TEXT instead. */
 const BOOLEAN_ENV = new Set([
   'SLUICE_S3_FORCE_PATH_STYLE',
   'SLUICE_LOG_PRETTY',
@@ -217,8 +218,42 @@ const BOOLEAN_ENV = new Set([
   'SLUICE_CLOUDWATCH_EMF',
 ]);
 
+const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = {
+  true: true,
+  '1': true,
+  yes: true,
+  false: false,
+  '0': false,
+  no: false,
+};
+/** Read by no process: the bearer token the README's and the runbook's curl examples send. */
+const CLIENT_ENV = new Set(['SLUICE_TOKEN']);
+
 export function envNames(): string[] {
   return ENV.map(([name]) => name);
+}
+
+/** `SLUICE_*` variables of `env` that no setting reads: most likely a typo, warned about at start. */
+export function unknownEnvNames(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = new Set(envNames());
+  return Object.keys(env)
+    .filter((name) => name.startsWith('SLUICE_') && !known.has(name) && !CLIENT_ENV.has(name))
+    .sort();
+}
+
+/** The environment variable a config path comes from (`tokens.0.sha256` → `SLUICE_TOKENS[0].sha256`), else the path. */
+function settingName(path: ReadonlyArray<PropertyKey>): string {
+  for (let length = path.length; length > 0; length--) {
+    const prefix = path.slice(0, length).join('.');
+    const entry = ENV.find(([, configPath]) => configPath === prefix);
+    if (entry) {
+      const rest = path
+        .slice(length)
+        .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`));
+      return `${entry[0]}${rest.join('')}`;
+    }
+  }
+  return path.join('.');
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
@@ -244,7 +279,15 @@ function readEnvValue(name: string, raw: string): unknown {
       );
     }
   }
-  if (BOOLEAN_ENV.has(name)) return raw === 'true' || raw === '1';
+  if (BOOLEAN_ENV.has(name)) {
+    const value = BOOLEAN_TEXT[raw.trim().toLowerCase()];
+    if (value === undefined) {
+      throw new SluiceError('INVALID_CONFIG', `${name} must be true, false, 1, 0, yes or no`, {
+        variable: name,
+      });
+    }
+    return value;
+  }
   return raw;
 }
 
@@ -261,7 +304,7 @@ export function loadConfig(
   const merged = deepMerge(input, overrides as Record<string, unknown>);
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+    const issues = parsed.error.issues.map((i) => ({ path: settingName(i.path), message: i.message }));
     throw new SluiceError(
       'INVALID_CONFIG',
       `invalid configuration: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
@@ -269,10 +312,14 @@ export function loadConfig(
     );
   }
   if (parsed.data.wal.holeTimeoutMs <= parsed.data.wal.putTimeoutMs) {
-    throw new SluiceError('INVALID_CONFIG', 'wal.holeTimeoutMs must be longer than wal.putTimeoutMs', {
-      holeTimeoutMs: parsed.data.wal.holeTimeoutMs,
-      putTimeoutMs: parsed.data.wal.putTimeoutMs,
-    });
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      'SLUICE_WAL_HOLE_TIMEOUT_MS must be longer than SLUICE_WAL_PUT_TIMEOUT_MS',
+      {
+        holeTimeoutMs: parsed.data.wal.holeTimeoutMs,
+        putTimeoutMs: parsed.data.wal.putTimeoutMs,
+      },
+    );
   }
   return parsed.data;
 }

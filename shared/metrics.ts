@@ -3,7 +3,8 @@
  * low-cardinality: outcomes, operations, queue names, kinds — never tables, keys or job ids.
  * An `outcome` is `ok` or the lower-cased error code (a closed set, shared/errors.ts).
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import packageJson from '../package.json' with { type: 'json' };
 import { toSluiceError } from './errors.ts';
 
 export const registry = new Registry();
@@ -196,4 +197,53 @@ export const queueJobs = new Gauge({
     this.reset();
     for (const { queue, state, count } of counts?.flat() ?? []) this.inc({ queue, state }, count);
   },
+});
+
+/** Node.js and process metrics (`process_*`, `nodejs_*`: CPU, memory, event-loop lag, GC, handles). */
+collectDefaultMetrics({ register: registry });
+
+export const buildInfo = new Gauge({
+  name: 'sluice_build_info',
+  help: 'Always 1; the labels name the running Sluice version and Node.js version',
+  labelNames: ['version', 'node'] as const,
+  registers: [registry],
+});
+buildInfo.set({ version: packageJson.version, node: process.versions.node }, 1);
+
+/** `route` is the route's pattern (`/v1/tables/:t/rows`), never the path: table names stay out of labels. */
+export const httpRequests = new Counter({
+  name: 'sluice_http_requests_total',
+  help: 'HTTP requests answered, by route pattern, method and status',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'sluice_http_request_duration_seconds',
+  help: 'HTTP requests from arrival to answer, by route pattern, method and status',
+  labelNames: ['route', 'method', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const readDuration = new Histogram({
+  name: 'sluice_read_duration_seconds',
+  help: 'Point lookups and scans over HTTP, from arrival to answer, by status',
+  labelNames: ['op', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const bytesWritten = new Counter({
+  name: 'sluice_write_bytes_total',
+  help: 'Request body bytes of acknowledged upserts and deletes',
+  labelNames: ['op'] as const,
+  registers: [registry],
+});
+
+export const bytesRead = new Counter({
+  name: 'sluice_read_bytes_total',
+  help: 'Response body bytes of answered lookups and scans',
+  labelNames: ['op'] as const,
+  registers: [registry],
 });

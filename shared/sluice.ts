@@ -40,6 +40,7 @@ import { SamplerIndex } from './scheduler/sampler-index.ts';
 import type { ObjectStore } from './store/object-store.ts';
 import { TableCatalog } from './table/catalog.ts';
 import type { TableDef } from './table/table-def.ts';
+import { type DroppedTable, notFound as dropNotFound, TableDrops } from './table/table-drops.ts';
 import { type AppendResult, appendRows, deleteKeys } from './wal/append.ts';
 import { WalWriter } from './wal/wal-writer.ts';
 import type { WorkScheduler } from './work/work-scheduler.ts';
@@ -68,6 +69,7 @@ export class Sluice {
   readonly schedulerCounters = new SchedulerCounters();
   readonly ledger: FailureLedger;
   readonly drains: DrainFlags;
+  readonly drops: TableDrops;
   private readonly tables = new Map<string, Promise<TableDef>>();
 
   constructor(deps: SluiceDeps) {
@@ -89,10 +91,31 @@ export class Sluice {
     const counters = this.schedulerCounters;
     this.ledger = new FailureLedger({ redis, prefix, settings: deps.config.scheduler, log, counters });
     this.drains = new DrainFlags({ redis, prefix, store: deps.store });
+    this.drops = new TableDrops({ redis, prefix, store: deps.store });
   }
 
-  /** Table definitions never change once created, so each is read from the store once per process. */
-  table(name: string): Promise<TableDef> {
+  /**
+   * Table definitions never change once created, so each is read from the store once per
+   * process; whether the table was dropped since is asked every time (one Redis read).
+   */
+  async table(name: string): Promise<TableDef> {
+    const def = await this.cachedTable(name);
+    if (await this.drops.isDropped(def.name)) {
+      this.tables.delete(name);
+      throw dropNotFound(def.name);
+    }
+    return def;
+  }
+
+  /** Drops a table: reads and writes answer TABLE_NOT_FOUND at once; the sampler purges its data after the GC grace. */
+  async dropTable(name: string): Promise<DroppedTable> {
+    const def = await this.table(name);
+    const dropped = await this.drops.drop(def, this.config.scheduler.gcGraceSeconds * 1000);
+    this.tables.delete(name);
+    return dropped;
+  }
+
+  private cachedTable(name: string): Promise<TableDef> {
     const known = this.tables.get(name);
     if (known) return known;
     const loading = this.catalog.get(name);

@@ -1,7 +1,8 @@
 /**
  * Local runs and tests need a Redis. `ensureRedis` uses the one at the configured URL or,
- * when nothing answers there and redis-server is installed, starts a private throwaway
- * one. `startPrivateRedis` is the lower-level piece for tests that kill and restart
+ * when nothing answers at the default URL (SLUICE_REDIS_URL unset) and redis-server is
+ * installed, starts a private throwaway one. A URL someone set and nothing answers at is a
+ * mistake to report, never one to paper over with a private Redis. `startPrivateRedis` is the lower-level piece for tests that kill and restart
  * their own Redis.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -37,7 +38,21 @@ export interface PrivateRedis {
   restart(): Promise<void>;
 }
 
-export async function ensureRedis(url: string, log: Logger): Promise<EnsuredRedis> {
+export interface EnsureRedisOptions {
+  /** Whether a private Redis may stand in when nothing answers; by default only when SLUICE_REDIS_URL is unset. */
+  startPrivate?: boolean;
+}
+
+/** True unless SLUICE_REDIS_URL names a Redis (an empty value is unset, as in the configuration). */
+export function privateRedisAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env.SLUICE_REDIS_URL ?? '') === '';
+}
+
+export async function ensureRedis(
+  url: string,
+  log: Logger,
+  { startPrivate = privateRedisAllowed() }: EnsureRedisOptions = {},
+): Promise<EnsuredRedis> {
   const client = await connectProbe(url);
   if (client) {
     try {
@@ -47,6 +62,14 @@ export async function ensureRedis(url: string, log: Logger): Promise<EnsuredRedi
     }
     log.info({ redisUrl: redactRedisUrl(url) }, 'using Redis');
     return { url, owned: false, stop: async () => {} };
+  }
+  if (!startPrivate) {
+    throw new SluiceError(
+      'REDIS_UNAVAILABLE',
+      `no Redis answers at SLUICE_REDIS_URL=${redactRedisUrl(url)}: start Redis there, correct the URL, ` +
+        'or unset SLUICE_REDIS_URL to have a private redis-server started',
+      { redisUrl: redactRedisUrl(url) },
+    );
   }
   const binary = findOnPath('redis-server');
   if (!binary) {

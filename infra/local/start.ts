@@ -3,6 +3,7 @@
  * starts a Redis, then runs everything `runLocal` hosts.
  */
 import { loadConfig } from '../../shared/config.ts';
+import { warnUnknownEnv } from '../../shared/unknown-env.ts';
 import { createCliLogger, runCli } from './cli.ts';
 import { ensureRedis, redactRedisUrl } from './redis.ts';
 import { runLocal } from './run-local.ts';
@@ -12,6 +13,7 @@ const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 runCli('sluice', async () => {
   const config = loadConfig();
   const log = createCliLogger(config);
+  warnUnknownEnv(log);
   const redis = await ensureRedis(config.redisUrl, log);
   try {
     const local = await runLocal({ ...config, redisUrl: redis.url }, log);

@@ -1,14 +1,26 @@
 /**
  * Arrow IPC in and out. Data files (WAL entries, L0 generations, base fragments) are the
  * IPC *file* format so pyarrow and Polars read them as they are (DESIGN.md §2); clients
- * send and receive the *stream* format. A client stream is decoded only into a table
- * whose schema equals the table's — same column names, types and nullability — and whose
- * buffers are all in bounds; anything else is INVALID_ROWS before a byte is written (I9).
+ * send and receive the *stream* format. A client stream is decoded into the table's own
+ * schema when every column can only mean the table column's values (conform-column.ts:
+ * dictionaries, lossless widening, timestamp units and zones, absent nullable columns) and
+ * every buffer is in bounds; anything else is INVALID_ROWS, saying what to send, before a
+ * byte is written (I9).
  */
-import { makeData, RecordBatch, type Schema, Struct, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import {
+  type Data,
+  makeData,
+  RecordBatch,
+  type Schema,
+  Struct,
+  Table,
+  tableFromIPC,
+  tableToIPC,
+} from 'apache-arrow';
 import { SluiceError } from '../errors.ts';
 import { columnDataProblem } from './column-data-check.ts';
-import { columnTypeOfArrow, formatColumnType } from './column-type.ts';
+import { formatColumnType } from './column-type.ts';
+import { conformColumn, fieldProblem, nullColumn, sendHint } from './conform-column.ts';
 import { streamFramingProblem } from './ipc-framing.ts';
 import { rowsError } from './json-rows.ts';
 import { type ColumnDef, type TableSchema, toArrowSchema } from './schema.ts';
@@ -77,8 +89,11 @@ function streamError(
   return rowsError(`invalid Arrow stream: ${reason}`, null, column, expected, cause);
 }
 
-/** Maps each table column to its index in the incoming schema; refuses any difference. */
-function matchSchema(schema: TableSchema, incoming: Schema): number[] {
+/**
+ * Maps each table column to its index in the incoming schema (null: absent, and nullable);
+ * refuses an unknown, doubled or absent non-null column and a type that cannot stand for the column's.
+ */
+function matchSchema(schema: TableSchema, incoming: Schema): Array<number | null> {
   const positions = new Map<string, number>();
   for (const [index, field] of incoming.fields.entries()) {
     if (positions.has(field.name)) throw streamError(`column "${field.name}" appears twice`, field.name);
@@ -94,22 +109,41 @@ function matchSchema(schema: TableSchema, incoming: Schema): number[] {
     const expected = describeField(column);
     const index = positions.get(column.name);
     const field = index === undefined ? undefined : incoming.fields[index];
-    if (index === undefined || !field)
-      throw streamError(`column "${column.name}" is missing`, column.name, expected);
-    const type = columnTypeOfArrow(field.type);
-    if (!type || formatColumnType(type) !== formatColumnType(column.type)) {
+    if (index === undefined || !field) {
+      if (column.nullable) return null;
       throw streamError(
-        `column "${column.name}" has type ${field.type}, expected ${expected}`,
+        `column "${column.name}" is missing: send it, as ${sendHint(column)}`,
         column.name,
         expected,
       );
     }
-    if (field.nullable !== column.nullable) {
-      const got = field.nullable ? 'nullable' : 'not null';
-      throw streamError(`column "${column.name}" is ${got}, expected ${expected}`, column.name, expected);
+    const problem = fieldProblem(column, field);
+    if (problem) {
+      throw streamError(`${problem}, expected ${expected}: send ${sendHint(column)}`, column.name, expected);
     }
     return index;
   });
+}
+
+/** The batch's data for one column, in the column's own type, checked. */
+function columnData(column: ColumnDef, batch: RecordBatch, position: number | null): Data {
+  if (position === null) return nullColumn(column, batch.numRows);
+  const data = batch.data.children[position];
+  const conformed = data
+    ? conformColumn(column, data, columnDataProblem)
+    : { ok: false as const, reason: 'no data' };
+  if (!conformed.ok) throw streamError(conformed.reason, column.name, describeField(column));
+  const problem = columnDataProblem(column, conformed.data);
+  if (problem) {
+    const fix = problem.startsWith('null values') ? ': send a value in every row' : '';
+    throw streamError(`column "${column.name}": ${problem}${fix}`, column.name, describeField(column));
+  }
+  if (conformed.data.length !== batch.numRows) {
+    throw streamError(
+      `column "${column.name}" has ${conformed.data.length} values in a batch of ${batch.numRows} rows`,
+    );
+  }
+  return conformed.data;
 }
 
 /**
@@ -141,19 +175,9 @@ export function decodeArrowStreamForTable(
   const batches: RecordBatch[] = [];
   for (const batch of decoded.batches) {
     if (batch.numRows === 0) continue;
-    const children = schema.fields.map((column, i) => {
-      const data = batch.data.children[positions[i]!];
-      const problem = data ? columnDataProblem(column, data) : 'no data';
-      if (!data || problem) {
-        throw streamError(`column "${column.name}": ${problem}`, column.name, describeField(column));
-      }
-      if (data.length !== batch.numRows) {
-        throw streamError(
-          `column "${column.name}" has ${data.length} values in a batch of ${batch.numRows} rows`,
-        );
-      }
-      return data.clone(target.fields[i]!.type);
-    });
+    const children = schema.fields.map((column, i) =>
+      columnData(column, batch, positions[i]!).clone(target.fields[i]!.type),
+    );
     batches.push(
       new RecordBatch(target, makeData({ type: new Struct(target.fields), length: batch.numRows, children })),
     );

@@ -14,6 +14,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { generationKey, walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { decodeWalEntry, walSchema } from '../wal/wal-entry.ts';
+import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { commitGeneration, isCommitted } from './manifest-transitions.ts';
 import { buildRunFile } from './run-file.ts';
 import type { SealedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
@@ -29,6 +30,8 @@ export interface FlushOptions {
   signal?: AbortSignal;
   /** Told which generation is being flushed, before any work on it starts. */
   onGeneration?(generation: number): void;
+  /** WAL rows and bytes flushed so far, of all that were sealed when this call reached them. */
+  onWorkProgress?: OnWorkProgress;
 }
 
 const WAL_READ_CONCURRENCY = 8;
@@ -41,10 +44,13 @@ export async function flushShard(
   options: FlushOptions = {},
 ): Promise<number[]> {
   const committed: number[] = [];
+  const flushed: Array<{ rows: number; bytes: number }> = [];
   for (;;) {
     const manifest = await deps.manifests.read(table.name, shard, options.signal);
     await assertShardOpen(deps.shardState, manifest);
     const next = manifest.sealed[0];
+    const pending = manifest.sealed.map((g) => ({ rows: g.walRows, bytes: g.walBytes }));
+    options.onWorkProgress?.(progressOf([...flushed, ...pending], flushed.length));
     if (!next) return committed;
     options.onGeneration?.(next.generation);
     try {
@@ -52,6 +58,7 @@ export async function flushShard(
     } catch (err) {
       if (!(await committedMeanwhile(deps, table.name, shard, next.generation, options.signal))) throw err;
     }
+    flushed.push({ rows: next.walRows, bytes: next.walBytes });
   }
 }
 

@@ -13,6 +13,8 @@ import type { ObjectStore } from '../store/object-store.ts';
 import { baseDataKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { walSchema } from '../wal/wal-entry.ts';
+import type { OnWorkProgress } from '../work/work-progress.ts';
+import { progressOf } from '../work/work-progress.ts';
 import { type BaseManifest, type BaseManifestStore, type BaseRun, mergedThrough } from './base-manifest.ts';
 import { commitMerge, type MergedRange } from './base-transitions.ts';
 import { buildRunFile } from './run-file.ts';
@@ -30,6 +32,8 @@ export type Progress = 'read' | 'write' | 'commit';
 export interface MergeOptions {
   signal?: AbortSignal;
   onProgress?(kind: Progress): void;
+  /** Rows and bytes of the merge's inputs read so far, of all it takes. */
+  onWorkProgress?: OnWorkProgress;
 }
 
 export interface MergeOutcome {
@@ -98,6 +102,12 @@ export async function runMerge(
     );
     const plan = planMerge(table, base, shards);
     if (plan.inputs.length === 0) return { merged: [], run: null };
+    options.onWorkProgress?.(
+      progressOf(
+        plan.inputs.map((i) => i.generation),
+        0,
+      ),
+    );
     const inputs = await readGenerations(deps.store, plan, options);
     // Everything older than the merged generations is in the base; with no base run, a delete hides nothing.
     const built = buildRunFile(keyCodecFor(table.schema), walSchema(table.schema), inputs, {
@@ -122,6 +132,7 @@ export async function runMerge(
 
 async function readGenerations(store: ObjectStore, plan: MergePlan, options: MergeOptions): Promise<Table[]> {
   const tables: Table[] = [];
+  const generations = plan.inputs.map((i) => i.generation);
   for (const { shard, generation } of plan.inputs) {
     const object = await store.get(generation.path, { signal: options.signal });
     if (!object) {
@@ -133,6 +144,7 @@ async function readGenerations(store: ObjectStore, plan: MergePlan, options: Mer
     }
     tables.push(tableFromIPC(object.body));
     options.onProgress?.('read');
+    options.onWorkProgress?.(progressOf(generations, tables.length));
   }
   return tables;
 }

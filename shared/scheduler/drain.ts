@@ -54,6 +54,11 @@ export class DrainFlags {
     return drain;
   }
 
+  /** Forgets a purged table's cached flag, so a new table of the same name starts undrained. */
+  async forget(table: string): Promise<void> {
+    await this.deps.redis.del(this.redisKey(table));
+  }
+
   private redisKey(table: string): string {
     return `${this.deps.prefix}:{drain/${table}}`;
   }

@@ -7,6 +7,7 @@
 import { SluiceError } from '../errors.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
+import type { WorkStatus } from '../work/work-status.ts';
 import type { DrainFlags } from './drain.ts';
 
 export interface ManualMergeDeps {
@@ -18,9 +19,29 @@ export interface ManualMergeDeps {
 export async function requestManualMerge(deps: ManualMergeDeps, name: string, signal?: AbortSignal) {
   const table = await deps.table(name);
   if (await deps.drains.isDrained(table.name, signal)) {
-    throw new SluiceError('TABLE_DRAINED', `table ${table.name} is drained: undrain it to merge`, {
+    throw new SluiceError(
+      'TABLE_DRAINED',
+      `table ${table.name} is drained: undrain it with POST /v1/tables/${table.name}/drain {"drain":false}, then merge`,
+      {
+        table: table.name,
+      },
+    );
+  }
+  return { table: table.name, jobId: await deps.scheduler.requestMerge(table.name, { manual: true }) };
+}
+
+/** The status of a merge job of `name`; JOB_NOT_FOUND for an id that is not one (or no longer kept). */
+export async function manualMergeStatus(
+  deps: ManualMergeDeps,
+  name: string,
+  id: string,
+): Promise<WorkStatus> {
+  const table = await deps.table(name);
+  const status = await deps.scheduler.workStatus('merge', table.name, id);
+  if (!status) {
+    throw new SluiceError('JOB_NOT_FOUND', `no merge job ${id.slice(0, 100)} of table ${table.name}`, {
       table: table.name,
     });
   }
-  return { table: table.name, jobId: await deps.scheduler.requestMerge(table.name, { manual: true }) };
+  return status;
 }

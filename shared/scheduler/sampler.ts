@@ -6,6 +6,7 @@
  * everything, a full sweep re-creates lost work from the store.
  */
 import type { Config } from '../config.ts';
+import { isSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type BaseManifest, mergedThrough } from '../lsm/base-manifest.ts';
 import { planCompaction } from '../lsm/compact.ts';
@@ -15,6 +16,7 @@ import type { ShardManifest } from '../lsm/shard-manifest.ts';
 import { pendingGenerations, pendingWarnings } from '../metrics.ts';
 import type { TableCatalog } from '../table/catalog.ts';
 import type { TableDef } from '../table/table-def.ts';
+import type { TableDrops } from '../table/table-drops.ts';
 import type { WorkKind } from './contracts.ts';
 import type { SampledShard, SamplerIndex } from './sampler-index.ts';
 
@@ -35,6 +37,8 @@ export interface SamplerDeps extends GcDeps, ReconcileDeps {
   index: SamplerIndex;
   gates: SchedulerGates;
   work: TableWork;
+  drops: TableDrops;
+  drains: { forget(table: string): Promise<void> };
 }
 
 export interface TickReport {
@@ -59,13 +63,17 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     warnings: 0,
   };
   if (await deps.index.sweepDue(now, SWEEP_EVERY_MS)) {
-    await sweep(deps);
+    await sweep(deps, now);
     await deps.index.recordSweep(now);
     report.swept = true;
   }
   const changed = groupByTable(await deps.index.takeDirty());
   for (const [name, shards] of changed) {
-    const table = await deps.catalog.get(name);
+    const table = await deps.catalog.get(name).catch((err: unknown) => {
+      if (isSluiceError(err, 'TABLE_NOT_FOUND')) return null;
+      throw err;
+    });
+    if (!table) continue;
     const base = await deps.bases.read(name);
     const states = await Promise.all(
       shards.map(async (s) => sample(base, await deps.manifests.read(name, s))),
@@ -85,8 +93,15 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
   return report;
 }
 
-/** Reconciles every shard of every table and marks them all for sampling. */
-async function sweep(deps: SamplerDeps): Promise<void> {
+/** Reconciles every shard of every table and marks them all for sampling; purges dropped tables that are due. */
+async function sweep(deps: SamplerDeps, now: number): Promise<void> {
+  for (const table of await deps.catalog.listDropped()) {
+    const graceMs = deps.config.scheduler.gcGraceSeconds * 1000;
+    if (await deps.drops.purgeIfDue(table.name, table.shards, now, graceMs)) {
+      await deps.drains.forget(table.name);
+      deps.log.info({ table: table.name }, 'dropped table purged');
+    }
+  }
   for (const table of await deps.catalog.listAll()) {
     const shards = Array.from({ length: table.shards }, (_, shard) => shard);
     for (const shard of shards) await reconcileShard(deps, table.name, shard);

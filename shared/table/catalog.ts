@@ -7,7 +7,7 @@
 import type { TableSettings } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { tableConfigKey, tablePrefix, tablesPrefix } from './paths.ts';
+import { tableConfigKey, tableDroppedKey, tablePrefix, tablesPrefix } from './paths.ts';
 import { parseCreateTable, parseStoredTableDef, type TableDef, tableDefToJSON } from './table-def.ts';
 import { isTableName } from './table-name.ts';
 
@@ -37,6 +37,13 @@ export class TableCatalog {
   /** Validates the `POST /v1/tables` body, then stores it; TABLE_EXISTS if the name is taken. */
   async create(input: unknown, options: { now?: Date; signal?: AbortSignal } = {}): Promise<TableDef> {
     const def = parseCreateTable(input, this.defaults, options.now);
+    if (await this.isDropped(def.name, options.signal)) {
+      throw new SluiceError(
+        'TABLE_EXISTS',
+        `a table "${def.name}" was dropped, and the name of a dropped table is not used again: choose another name`,
+        { table: def.name, dropped: true },
+      );
+    }
     const body = encoder.encode(`${JSON.stringify(tableDefToJSON(def), null, 2)}\n`);
     try {
       await this.store.putIfAbsent(tableConfigKey(def.name), body, { signal: options.signal });
@@ -53,8 +60,28 @@ export class TableCatalog {
   async get(name: string, signal?: AbortSignal): Promise<TableDef> {
     const key = tableConfigKey(name);
     const object = await this.store.get(key, { signal });
-    if (!object) throw new SluiceError('TABLE_NOT_FOUND', `table "${name}" does not exist`, { table: name });
+    if (!object || (await this.isDropped(name, signal))) {
+      throw new SluiceError('TABLE_NOT_FOUND', `table "${name}" does not exist`, { table: name });
+    }
     return this.decode(name, key, object.body);
+  }
+
+  /** Dropped tables whose data is still there (table-drops.ts purges it). */
+  async listDropped(signal?: AbortSignal): Promise<TableDef[]> {
+    const dropped: TableDef[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const name = await this.nextTableName(cursor, signal);
+      if (name === null) return dropped;
+      cursor = name;
+      const object = await this.store.get(tableConfigKey(name), { signal });
+      if (object && (await this.isDropped(name, signal)))
+        dropped.push(this.decode(name, tableConfigKey(name), object.body));
+    }
+  }
+
+  private async isDropped(name: string, signal?: AbortSignal): Promise<boolean> {
+    return (await this.store.get(tableDroppedKey(name), { signal })) !== null;
   }
 
   /** Tables in key order, at most `limit` (default and maximum 256) per page. */
@@ -77,7 +104,8 @@ export class TableCatalog {
       if (items.length === limit) return { items, next: cursor };
       const object = await this.store.get(tableConfigKey(name), { signal });
       // A prefix without table.json holds no table (the definition is always written first).
-      if (object) items.push(this.decode(name, tableConfigKey(name), object.body));
+      if (object && !(await this.isDropped(name, signal)))
+        items.push(this.decode(name, tableConfigKey(name), object.body));
       cursor = name;
     }
   }

@@ -53,6 +53,11 @@ export function tableDrainKey(table: string): string {
   return `${tablePrefix(table)}drain.json`;
 }
 
+/** A dropped table's marker (table-drops.ts): its presence hides the table; the purge deletes it last. */
+export function tableDroppedKey(table: string): string {
+  return `${tablePrefix(table)}dropped.json`;
+}
+
 export function shardPrefix(table: string, shard: number): string {
   return `${tablePrefix(table)}shards/${shardSegment(shard)}/`;
 }

@@ -3,6 +3,9 @@
  * layer implements it with BullMQ. Every request is idempotent — asking twice for the same
  * work yields one job — so callers ask whenever in doubt.
  */
+import type { WorkKind } from '../scheduler/contracts.ts';
+import type { WorkStatus } from './work-status.ts';
+
 export interface SealRequest {
   /** Run no earlier than this many ms from now (debounce); 0 = as soon as possible. */
   delayMs: number;
@@ -17,4 +20,6 @@ export interface WorkScheduler {
    */
   requestMerge(table: string, options: { manual: boolean }): Promise<string>;
   requestCompact(table: string): Promise<string>;
+  /** The job `id` of `kind` for `table`, as requested; null when there is no such job (or it is long gone). */
+  workStatus(kind: WorkKind, table: string, id: string): Promise<WorkStatus | null>;
 }

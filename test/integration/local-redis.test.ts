@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ensureRedis, freePort, redisAnswers, startPrivateRedis } from '../../infra/local/redis.ts';
+import {
+  ensureRedis,
+  freePort,
+  privateRedisAllowed,
+  redisAnswers,
+  startPrivateRedis,
+} from '../../infra/local/redis.ts';
 import { isSluiceError } from '../../shared/errors.ts';
 import { silentLogger } from '../../shared/log.ts';
 import { testRedisUrl } from '../support/redis.ts';
@@ -36,7 +42,7 @@ describe('ensureRedis', () => {
 
   it('starts a private redis-server when nothing answers, and stop() really stops it', async () => {
     const unused = await unusedRedisUrl();
-    const redis = await ensureRedis(unused, silentLogger);
+    const redis = await ensureRedis(unused, silentLogger, { startPrivate: true });
     cleanups.push(() => redis.stop());
 
     expect(redis.owned).toBe(true);
@@ -62,7 +68,9 @@ describe('ensureRedis', () => {
   it('fails with one line naming what to install when nothing answers and redis-server is missing', async () => {
     const unused = await unusedRedisUrl();
     vi.stubEnv('PATH', '/nonexistent');
-    const failure = await ensureRedis(unused, silentLogger).catch((err: unknown) => err);
+    const failure = await ensureRedis(unused, silentLogger, { startPrivate: true }).catch(
+      (err: unknown) => err,
+    );
 
     expect(isSluiceError(failure, 'REDIS_UNAVAILABLE')).toBe(true);
     const message = (failure as Error).message;
@@ -70,6 +78,26 @@ describe('ensureRedis', () => {
     expect(message).toContain(unused);
     expect(message).toContain('apt-get install redis-server');
     expect(message).toContain('SLUICE_REDIS_URL');
+  });
+});
+
+describe('ensureRedis with SLUICE_REDIS_URL set', () => {
+  it('stops with one line naming the URL when nothing answers there, and starts no private Redis', async () => {
+    const unused = await unusedRedisUrl();
+    vi.stubEnv('SLUICE_REDIS_URL', unused);
+    const failure = await ensureRedis(unused, silentLogger).catch((err: unknown) => err);
+
+    expect(isSluiceError(failure, 'REDIS_UNAVAILABLE')).toBe(true);
+    const message = (failure as Error).message;
+    expect(message).not.toContain('\n');
+    expect(message).toContain(`SLUICE_REDIS_URL=${unused}`);
+    expect(await redisAnswers(unused)).toBe(false);
+  });
+
+  it('allows a private Redis only while the variable is unset or empty', () => {
+    expect(privateRedisAllowed({})).toBe(true);
+    expect(privateRedisAllowed({ SLUICE_REDIS_URL: '' })).toBe(true);
+    expect(privateRedisAllowed({ SLUICE_REDIS_URL: 'redis://127.0.0.1:6390' })).toBe(false);
   });
 });
 

@@ -49,6 +49,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       opts: { attempts: 3 },
       timestamp: now,
       processedOn: now,
+      updateProgress: async () => {},
       ...overrides,
     } as unknown as Job<TableJobData>;
   }

@@ -145,7 +145,7 @@ describe('/metrics', () => {
     const untagged = keys.filter((redisKey) => hashTag(redisKey) === redisKey);
     expect(untagged).toEqual([]);
     const tags = new Set(keys.map(hashTag));
-    const expected = [...Object.values(QUEUE), 'tagged/0', 'tagged/1', 'tagged', 'sampler'];
+    const expected = [...Object.values(QUEUE), 'tagged/0', 'tagged/1', 'tagged', 'drop/tagged', 'sampler'];
     expect([...tags].filter((tag) => !expected.includes(tag))).toEqual([]);
     for (const tag of [QUEUE.seal, QUEUE.flush, 'tagged/0', 'tagged']) expect(tags).toContain(tag);
     expect(keys.some((redisKey) => redisKey.startsWith(`${h.config.redisPrefix}:{flush}:flush:`))).toBe(true);

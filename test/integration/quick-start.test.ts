@@ -91,9 +91,14 @@ async function terminate(started: Started): Promise<number | null> {
 
 describe('quick start: npm start', () => {
   it('logs that it is ready with the store and Redis URLs, and exits 0 on SIGTERM', async () => {
-    const started = await start({ SLUICE_REDIS_URL: testRedisUrl });
+    const started = await start({ SLUICE_REDIS_URL: testRedisUrl, SLUICE_LOG_LEVLE: 'debug' });
 
     const ready = await readyLine(started);
+    expect(
+      started.logLines().find((line) => line.level === 40 && Array.isArray(line.variables)),
+    ).toMatchObject({
+      variables: ['SLUICE_LOG_LEVLE'],
+    });
     expect(ready).toMatchObject({ redisUrl: testRedisUrl, level: 30 });
     expect(String(ready.storeUrl)).toContain('file://');
 
@@ -101,16 +106,15 @@ describe('quick start: npm start', () => {
     expect(started.logLines().at(-1)).toMatchObject({ msg: 'stopped' });
   });
 
-  it('starts a private Redis when nothing answers at the URL, and stops it on SIGTERM', async () => {
+  it('stops with one line naming SLUICE_REDIS_URL when nothing answers there, starting no private Redis', async () => {
     const unused = `redis://127.0.0.1:${await freePort()}`;
     const started = await start({ SLUICE_REDIS_URL: unused });
 
-    const ready = await readyLine(started);
-    const privateUrl = String(ready.redisUrl);
-    expect(privateUrl).not.toBe(unused);
-    expect(await redisAnswers(privateUrl)).toBe(true);
-
-    expect(await terminate(started)).toBe(0);
-    expect(await redisAnswers(privateUrl)).toBe(false);
+    const [code] = (await once(started.child, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    expect(started.output()).toContain(`sluice: no Redis answers at SLUICE_REDIS_URL=${unused}`);
+    expect(started.logLines().some((line) => line.msg === 'sluice ready')).toBe(false);
+    expect(await redisAnswers(unused)).toBe(false);
+    expect(started.output()).not.toContain('started a private redis-server');
   });
 });

@@ -8,7 +8,7 @@ import { BullmqWorkScheduler } from '../../jobs/bullmq-work-scheduler.ts';
 import type { WorkerQueue } from '../../jobs/queues.ts';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
-import { createLogger } from '../../shared/log.ts';
+import { createLogger, type Logger } from '../../shared/log.ts';
 import { Sluice } from '../../shared/sluice.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
@@ -43,7 +43,11 @@ const TEST_DEFAULTS: ConfigOverrides = {
   workers: { lockDurationMs: 5_000, stalledIntervalMs: 2_000, shutdownGraceSeconds: 5 },
 };
 
-export async function createHarness(overrides: ConfigOverrides = {}): Promise<Harness> {
+/** `log`: a logger the test reads back (log-capture.ts) instead of the configured one. */
+export async function createHarness(
+  overrides: ConfigOverrides = {},
+  options: { log?: Logger } = {},
+): Promise<Harness> {
   const dir = await createTempDir('harness');
   // Shard state, BullMQ and the namespace's cleanup all use the Redis the test chose, so a
   // test that restarts its own Redis wipes seq counters, in-flight marks and poison too.
@@ -58,7 +62,7 @@ export async function createHarness(overrides: ConfigOverrides = {}): Promise<Ha
     }),
   );
   const store = new FaultyStore(new FsStore(dir.path));
-  const log = createLogger({ level: config.logLevel });
+  const log = options.log ?? createLogger({ level: config.logLevel });
   const redis = namespace.connect();
   redis.on('error', (err) => log.debug({ err }, 'harness Redis connection error'));
   const scheduler = new BullmqWorkScheduler(config);

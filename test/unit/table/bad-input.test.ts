@@ -12,6 +12,8 @@ import {
   Float32,
   Float64,
   Int32,
+  Int64,
+  List,
   Schema,
   Table,
   TimestampMillisecond,
@@ -443,10 +445,10 @@ const arrowCases: ArrowCase[] = [
     code: 'INVALID_ROWS',
   },
   {
-    name: 'column missing',
-    bytes: () => streamOf([id(), name(), score()]),
+    name: 'non-nullable column missing',
+    bytes: () => streamOf([id(), name(), emb()]),
     code: 'INVALID_ROWS',
-    details: { column: 'emb' },
+    details: { column: 'score' },
   },
   {
     name: 'extra column',
@@ -461,14 +463,14 @@ const arrowCases: ArrowCase[] = [
     details: { column: 'name' },
   },
   {
-    name: 'int32 where int64 is expected',
-    bytes: () => streamOf([columnOf('id', new Int32(), [1, 2], false), name(), score(), emb()]),
+    name: 'float64 where int64 is expected (what tableFromArrays makes of numbers)',
+    bytes: () => streamOf([columnOf('id', new Float64(), [1, 2], false), name(), score(), emb()]),
     code: 'INVALID_ROWS',
     details: { column: 'id' },
   },
   {
-    name: 'float32 where float64 is expected',
-    bytes: () => streamOf([id(), name(), columnOf('score', new Float32(), [1, 2], false), emb()]),
+    name: 'int64 where float64 is expected (not exact beyond 2^53)',
+    bytes: () => streamOf([id(), name(), columnOf('score', new Int64(), [1n, 2n], false), emb()]),
     code: 'INVALID_ROWS',
     details: { column: 'score' },
   },
@@ -479,9 +481,24 @@ const arrowCases: ArrowCase[] = [
     details: { column: 'name' },
   },
   {
-    name: 'dictionary-encoded utf8',
+    name: 'dictionary-encoded utf8 where float64 is expected',
     bytes: () =>
-      streamOf([id(), columnOf('name', new Dictionary(new Utf8(), new Int32()), ['a', 'a']), score(), emb()]),
+      streamOf([
+        id(),
+        name(),
+        columnOf('score', new Dictionary(new Utf8(), new Int32()), ['a', 'a'], false),
+        emb(),
+      ]),
+    code: 'INVALID_ROWS',
+    details: { column: 'score' },
+  },
+  {
+    name: 'dictionary index out of range',
+    bytes: () => {
+      const column = columnOf('name', new Dictionary(new Utf8(), new Int32()), ['a', 'b']);
+      (column.data.values as Int32Array)[1] = 7;
+      return streamOf([id(), column, score(), emb()]);
+    },
     code: 'INVALID_ROWS',
     details: { column: 'name' },
   },
@@ -529,22 +546,31 @@ const arrowCases: ArrowCase[] = [
     details: { column: 'emb' },
   },
   {
-    name: 'nullable primary key field',
-    bytes: () => streamOf([id(true), name(), score(), emb()]),
+    name: 'null in a nullable primary key field',
+    bytes: () => streamOf([columnOf('id', new Int64(), [1n, null], true), name(), score(), emb()]),
     code: 'INVALID_ROWS',
     details: { column: 'id' },
   },
   {
-    name: 'nullable field for a non-nullable column',
-    bytes: () => streamOf([id(), name(), score(true), emb()]),
+    name: 'nulls in a nullable field for a non-nullable column',
+    bytes: () => streamOf([id(), name(), columnOf('score', new Float64(), [1, null], true), emb()]),
     code: 'INVALID_ROWS',
     details: { column: 'score' },
   },
   {
-    name: 'non-nullable field for a nullable column',
-    bytes: () => streamOf([id(), utf8Column('name', ['a', 'b'], false), score(), emb()]),
+    name: 'a variable-size list where a vector is expected',
+    bytes: () =>
+      streamOf([
+        id(),
+        name(),
+        score(),
+        columnOf('emb', new List(new Field('item', new Float32(), true)), [
+          [1, 2],
+          [3, 4],
+        ]),
+      ]),
     code: 'INVALID_ROWS',
-    details: { column: 'name' },
+    details: { column: 'emb' },
   },
   {
     name: 'nulls in a field declared non-nullable',

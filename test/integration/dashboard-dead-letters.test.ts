@@ -1,0 +1,112 @@
+/**
+ * The dashboard's own JSON API (what its pages render), without a browser: dead letters
+ * are failed jobs with their error and stack, the dead-letter queue reports no worker
+ * count (no "No workers" badge), and once a letter is retried and its flush succeeds, the
+ * original failure counts nowhere — not in the dashboard, not in sluice_queue_jobs.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openApi } from '../../functions/app.ts';
+import { withDashboard } from '../../functions/dashboard.ts';
+import { type HttpServer, startServer } from '../../functions/server.ts';
+import type { Runtime } from '../../jobs/runtime.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
+import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+interface BoardQueue {
+  name: string;
+  counts: Record<string, number>;
+  hasWorkers: boolean | null;
+  jobs: Array<{ id: string; failedReason?: string; stacktrace?: string[] }>;
+}
+
+describe('dead letters on the dashboard', () => {
+  let h: Harness;
+  let http: HttpServer;
+  let closeApi: () => Promise<void>;
+  let tokens: TestTokens;
+  let call: Call;
+
+  beforeEach(async () => {
+    tokens = testTokens();
+    h = await createHarness({
+      flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 20 },
+      tokens: JSON.parse(tokens.env),
+      port: 0,
+    });
+    const runtime: Runtime = {
+      sluice: h.sluice,
+      scheduler: h.scheduler,
+      redis: h.redis,
+      close: async () => {},
+    };
+    const api = withDashboard(openApi(runtime), runtime);
+    closeApi = api.close;
+    http = await startServer(api.app, h.config, h.sluice.log);
+    call = httpClient(http.url);
+  });
+
+  afterEach(async () => {
+    await http.close();
+    await closeApi();
+    await h.close();
+  });
+
+  const board = async (queue: string, status: string): Promise<BoardQueue> => {
+    const reply = await call(
+      'GET',
+      `/admin/queues/api/queues?activeQueue=${queue}&status=${status}&page=1&jobsPerPage=10`,
+      {
+        token: tokens.admin,
+      },
+    );
+    expect(reply.status).toBe(200);
+    return (reply.json.queues as BoardQueue[]).find((q) => q.name === queue)!;
+  };
+  const failedFlushGauge = async () => {
+    const text = (await call('GET', '/metrics', { token: tokens.read })).bytes.toString();
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('sluice_queue_jobs{queue="flush",state="failed"}'));
+    return Number(line?.split(' ')[1]);
+  };
+
+  it('shows letters as failed with their error, no worker count, and forgets a failure its retry made good', async () => {
+    await h.createTable(eventsTable('broken'));
+    const fault = h.store.inject({
+      op: 'put',
+      key: 'tables/broken/shards/0/gen/*',
+      fault: 'fail',
+      permanent: true,
+    });
+    h.startWorkers();
+    await writeRows(h.sluice, 'broken', eventRows(1, 5));
+    await waitFor(async () => (await h.scheduler.flush.getJobCounts()).failed === 1, {
+      message: 'the flush failed for good',
+    });
+
+    const letters = await board('dead-letter', 'failed');
+    expect(letters.counts).toMatchObject({ failed: 1, waiting: 0 });
+    expect(letters.hasWorkers).toBeNull();
+    expect(letters.jobs).toHaveLength(1);
+    expect(letters.jobs[0]!.failedReason).toMatch(/^STORE_UNAVAILABLE: injected failure/);
+    expect(letters.jobs[0]!.stacktrace?.[0]).toContain('SluiceError');
+    expect((await board('dead-letter', 'waiting')).jobs).toEqual([]);
+    expect(await failedFlushGauge()).toBe(1);
+
+    fault.remove();
+    await call('POST', '/v1/tables/broken/shards/0/reopen', { token: tokens.admin });
+    const [letter] = (await call('GET', '/v1/dead-letters', { token: tokens.admin })).json.items;
+    expect((await call('POST', `/v1/dead-letters/${letter.id}/retry`, { token: tokens.admin })).status).toBe(
+      202,
+    );
+    await waitFor(async () => (await h.sluice.shardStats('broken', 0)).committed.length === 1, {
+      message: 'flushed after the retry',
+    });
+
+    expect((await board('flush', 'failed')).counts.failed).toBe(0);
+    expect((await board('dead-letter', 'failed')).counts.failed).toBe(0);
+    expect(await failedFlushGauge()).toBe(0);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * DELETE /v1/tables/{t} (admin): reads, writes and describe answer 404 at once, also in a
+ * second process that had the definition cached; the name stays taken and the data stays
+ * until the GC grace has passed, then the sampler's sweep purges every object and Redis key
+ * of the table but the marker, which keeps the name from being used again.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { samplerDeps } from '../../jobs/sampler.ts';
+import { samplerTick } from '../../shared/scheduler/sampler.ts';
+import { Sluice } from '../../shared/sluice.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
+import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
+
+const GRACE_SECONDS = 60;
+
+describe('dropping a table', () => {
+  let h: Harness;
+  let served: ServedHarness;
+  let call: Call;
+  let tokens: TestTokens;
+
+  beforeEach(async () => {
+    tokens = testTokens();
+    h = await createHarness({ tokens: JSON.parse(tokens.env), scheduler: { gcGraceSeconds: GRACE_SECONDS } });
+    served = await serveHarness(h);
+    call = served.call;
+    await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('events', { shards: 2 }) });
+    await call('POST', '/v1/tables/events/rows', { token: tokens.write, json: { rows: eventRows(1, 20) } });
+    await h.sluice.seal('events', 0);
+    await h.sluice.flush('events', 0);
+  });
+
+  afterEach(async () => {
+    await served.close();
+    await h.close();
+  });
+
+  const tableKeys = async () => {
+    const keys: string[] = [];
+    for await (const page of h.store.list('tables/events/')) keys.push(...page.map((o) => o.key));
+    return keys;
+  };
+
+  it('answers 404 at once to reads, writes, describe and list, here and in a process that had it cached', async () => {
+    const other = new Sluice({
+      config: h.config,
+      store: h.store,
+      redis: h.redis,
+      scheduler: h.scheduler,
+      log: h.sluice.log,
+    });
+    expect((await other.lookup('events', 1))?.numRows).toBe(1);
+
+    expect((await call('DELETE', '/v1/tables/events', { token: tokens.write })).status).toBe(403);
+    const dropped = await call('DELETE', '/v1/tables/events', { token: tokens.admin });
+    expect(dropped).toMatchObject({ status: 200, json: { name: 'events', droppedAt: expect.any(String) } });
+    expect(Date.parse(dropped.json.purgeAfter) - Date.parse(dropped.json.droppedAt)).toBe(
+      GRACE_SECONDS * 1000,
+    );
+
+    const replies = await Promise.all([
+      call('GET', '/v1/tables/events', { token: tokens.read }),
+      call('GET', '/v1/tables/events/rows?key=1', { token: tokens.read }),
+      call('GET', '/v1/tables/events/rows', { token: tokens.read }),
+      call('POST', '/v1/tables/events/rows', { token: tokens.write, json: { rows: eventRows(21, 21) } }),
+      call('DELETE', '/v1/tables/events/rows', { token: tokens.write, json: { keys: [1] } }),
+      call('DELETE', '/v1/tables/events', { token: tokens.admin }),
+    ]);
+    expect(replies.map((r) => [r.status, r.json.error.code])).toEqual(
+      Array(6).fill([404, 'TABLE_NOT_FOUND']),
+    );
+    expect((await call('GET', '/v1/tables', { token: tokens.read })).json.items).toEqual([]);
+    await expect(other.lookup('events', 1)).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+    await expect(writeRows(other, 'events', eventRows(30, 30))).rejects.toMatchObject({
+      code: 'TABLE_NOT_FOUND',
+    });
+  });
+
+  it('keeps the data until the grace has passed, then purges it; the name is never used again', async () => {
+    const before = await tableKeys();
+    expect(before.some((k) => k.includes('/gen/'))).toBe(true);
+    await call('DELETE', '/v1/tables/events', { token: tokens.admin });
+
+    const recreate = await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('events') });
+    expect(recreate).toMatchObject({
+      status: 409,
+      json: { error: { code: 'TABLE_EXISTS', details: { dropped: true } } },
+    });
+
+    const deps = samplerDeps(h.sluice);
+    await h.sluice.samplerIndex.recordSweep(0);
+    await samplerTick(deps, Date.now() + (GRACE_SECONDS - 5) * 1000);
+    expect(await tableKeys()).toEqual(expect.arrayContaining(before));
+
+    await samplerTick(deps, Date.now() + (GRACE_SECONDS + 5) * 1000 + 5 * 60_000);
+    expect(await tableKeys()).toEqual(['tables/events/dropped.json']);
+    expect(await h.redis.keys(`${h.config.redisPrefix}:{events/*`)).toEqual([]);
+
+    const again = await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('events') });
+    expect(again).toMatchObject({
+      status: 409,
+      json: { error: { code: 'TABLE_EXISTS', details: { dropped: true } } },
+    });
+    expect(again.json.error.message).toContain('choose another name');
+  });
+});
