@@ -13,6 +13,7 @@ import { createAuth, type RequireScope } from './auth.ts';
 import { deadLetterRoutes } from './dead-letters.ts';
 import { errorResponse, routeNotFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
+import { openApiRoutes } from './openapi/serve.ts';
 import { deadline, type Env, requestContext } from './request.ts';
 import { rowRoutes } from './rows.ts';
 import { schedulerRoutes } from './scheduler.ts';
@@ -47,6 +48,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
   ]) {
     app.route('/', routes(api));
   }
+  app.route(
+    '/',
+    openApiRoutes(() => app.routes),
+  );
   app.notFound(routeNotFound);
   app.onError(errorResponse);
   return app;

@@ -3,10 +3,11 @@
  * cooldown, refused with 409 TABLE_DRAINED on a drained table) and the drain flag.
  */
 import { Hono } from 'hono';
-import { SluiceError } from '../shared/errors.ts';
 import { requestManualMerge } from '../shared/scheduler/manual-merge.ts';
 import type { ApiDeps } from './app.ts';
 import { readJsonObject } from './body.ts';
+import { DrainBodySchema } from './openapi/schemas.ts';
+import { parseWire } from './openapi/wire-input.ts';
 import { type Env, tableParam } from './request.ts';
 
 export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
@@ -30,11 +31,5 @@ export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
 }
 
 function drainOf(body: Record<string, unknown>): boolean {
-  const keys = Object.keys(body);
-  if (keys.length !== 1 || typeof body.drain !== 'boolean') {
-    throw new SluiceError('INVALID_REQUEST', 'the body must be {"drain": true} or {"drain": false}', {
-      properties: keys.slice(0, 10).map((k) => k.slice(0, 100)),
-    });
-  }
-  return body.drain;
+  return parseWire(DrainBodySchema, body, '{"drain": true} or {"drain": false}').drain;
 }
