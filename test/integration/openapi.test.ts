@@ -23,6 +23,11 @@ import { testTokens } from '../support/http-client.ts';
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests read the document and answers as they come.
+type Json = any;
+
+const jsonOf = async (res: Response): Promise<Json> => res.json();
+
 function documentRoutes(doc: { paths?: Record<string, Record<string, unknown>> }): string[] {
   return Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
     METHODS.filter((m) => item[m] !== undefined).map((m) => routeId(m, path)),
@@ -51,7 +56,7 @@ describe('OpenAPI document', () => {
   it('is served without a token and validates as OpenAPI 3.1', async () => {
     const res = await api.app.request('/v1/openapi.json');
     expect(res.status).toBe(200);
-    const doc = await res.json();
+    const doc = await jsonOf(res);
     expect(doc.openapi).toBe('3.1.0');
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
@@ -59,13 +64,13 @@ describe('OpenAPI document', () => {
   });
 
   it('lists exactly the routes the app serves', async () => {
-    const doc = await (await api.app.request('/v1/openapi.json')).json();
+    const doc = await jsonOf(await api.app.request('/v1/openapi.json'));
     expect(new Set(documentRoutes(doc))).toEqual(new Set(served()));
     expect(documentRoutes(doc).length).toBe(new Set(served()).size);
   });
 
   it('names an error answer for every status a route can refuse with, and the scope it needs', async () => {
-    const doc = await (await api.app.request('/v1/openapi.json')).json();
+    const doc = await jsonOf(await api.app.request('/v1/openapi.json'));
     const upsert = doc.paths['/v1/tables/{t}/rows'].post;
     expect(Object.keys(upsert.responses)).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503', '504']),
@@ -121,7 +126,7 @@ describe('OpenAPI document', () => {
       body: JSON.stringify({ drain: 'yes' }),
     });
     expect(res.status).toBe(400);
-    const { error } = await res.json();
+    const { error } = await jsonOf(res);
     expect(error.code).toBe('INVALID_REQUEST');
     expect(error.message).toContain('send {"drain": true} or {"drain": false}');
   });
