@@ -49,11 +49,14 @@ export const FieldSchema = z
   })
   .openapi('Field');
 
-/** The settings read environment strings too, so they coerce; on the wire each one is a JSON number. */
+/**
+ * The per-table settings by the names of the one TableSettingsSchema. That schema coerces
+ * (it reads environment strings too); on the wire each setting is a JSON number.
+ */
 const settingsShape = Object.fromEntries(
-  Object.entries(TableSettingsSchema.shape).map(([name, schema]) => [
+  Object.keys(TableSettingsSchema.shape).map((name) => [
     name,
-    schema.openapi({ type: name === 'compactMaxDeadRatio' ? 'number' : 'integer' }),
+    name === 'compactMaxDeadRatio' ? z.number().min(0).max(1) : z.number().int().min(0),
   ]),
 );
 

@@ -437,16 +437,16 @@ export type components = {
     /** @example events */
     TableName: string;
     TableSettings: {
-      mergeAfterGenerations?: number;
-      mergeAfterSeconds?: number;
-      maxGenerationsPerMerge?: number;
-      maxBytesPerMerge?: number;
-      sealDelayMs?: number;
-      maxGenerationBytes?: number;
-      maxGenerationRows?: number;
-      compactAfterRuns?: number;
-      maxBaseRuns?: number;
-      compactMaxDeadRatio?: number;
+      mergeAfterGenerations: number;
+      mergeAfterSeconds: number;
+      maxGenerationsPerMerge: number;
+      maxBytesPerMerge: number;
+      sealDelayMs: number;
+      maxGenerationBytes: number;
+      maxGenerationRows: number;
+      compactAfterRuns: number;
+      maxBaseRuns: number;
+      compactMaxDeadRatio: number;
     };
     TableStats: {
       baseVersion: number;

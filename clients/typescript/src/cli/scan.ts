@@ -27,10 +27,14 @@ export async function scan(
   const cells = async function* () {
     for await (const row of rows) yield columns.map((name) => cellOf(row, name));
   };
-  return pipeline(cells, stringify({ header: true, columns }), out);
+  return pipeline(
+    cells,
+    stringify({ header: true, columns, cast: { boolean: (value) => String(value) } }),
+    out,
+  );
 }
 
-/** Nested values (vectors) as JSON text, the form `sluice load` reads back. */
+/** Nested values (vectors) as JSON text and booleans as true/false: the forms `sluice load` reads back. */
 function cellOf(row: Row, name: string): unknown {
   const value = row[name];
   return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;

@@ -1,0 +1,207 @@
+/**
+ * The `sluice` command against a real server process: a 100k-row CSV load killed halfway
+ * and run again lands every row exactly once, with its progress on stderr; the table it
+ * made scans back as the same CSV and as Arrow; stats name every shard. The kill is placed
+ * by a proxy between the command and the server that passes the 51st batch on to the
+ * server and keeps its answer back: that batch is acked but not in the checkpoint when
+ * the command dies, the hardest place for a resume.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SluiceClient } from '../../clients/typescript/src/index.ts';
+import { runCli, spawnCli } from '../support/cli-process.ts';
+import { type HttpProxy, startHttpProxy } from '../support/http-proxy.ts';
+import { type ServedProcess, serveProcess } from '../support/server-process.ts';
+import { createTempDir, type TempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const ROWS = 100_000;
+const BATCH_ROWS = 1000;
+const HELD_BATCH = 50;
+
+const definition = {
+  name: 'loads',
+  schema: {
+    fields: [
+      { name: 'id', type: 'int64' },
+      { name: 'name', type: 'utf8' },
+      { name: 'score', type: 'float64', nullable: true },
+      { name: 'flag', type: 'bool', nullable: true },
+    ],
+  },
+  primaryKey: ['id'],
+  shards: 4,
+  settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 },
+};
+
+function csvOf(rows: number): string {
+  const lines = ['id,name,score,flag'];
+  for (let i = 0; i < rows; i++) {
+    lines.push(`${i},name-${i},${i % 7 === 0 ? '' : i / 4},${i % 5 === 0 ? '' : String(i % 2 === 0)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The rows the server counted as written, in upserts that it acked. */
+async function upsertedRows(served: ServedProcess): Promise<number> {
+  const res = await served.call('GET', '/metrics', { token: served.tokens.read });
+  const line = res.bytes
+    .toString()
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('sluice_write_rows_total{') && l.includes('op="upsert"') && l.includes('outcome="ok"'),
+    );
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+describe('sluice load, killed and resumed', () => {
+  let served: ServedProcess;
+  let dir: TempDir;
+  let csvPath: string;
+  let csv: string;
+  const env = () => ({ url: served.server.url, token: served.tokens.all });
+
+  beforeAll(async () => {
+    served = await serveProcess('cli-load', { role: 'all' });
+    dir = await createTempDir('cli-load');
+    csvPath = join(dir.path, 'rows.csv');
+    csv = csvOf(ROWS);
+    await writeFile(csvPath, csv);
+    const schemaPath = join(dir.path, 'schema.json');
+    await writeFile(schemaPath, JSON.stringify(definition));
+    const created = await runCli(['table', 'create', '--schema', schemaPath], env());
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout.toString()).name).toBe('loads');
+  });
+
+  afterAll(async () => {
+    await dir?.cleanup();
+    expect(await served?.stop()).toBe(0);
+  });
+
+  it('lands every row exactly once, showing rows/s, bytes and ETA while it runs', async () => {
+    let batches = 0;
+    const proxy: HttpProxy = await startHttpProxy(served.server.url, (req) => {
+      if (req.method !== 'POST' || !req.path.endsWith('/rows')) return 'forward';
+      return batches++ === HELD_BATCH ? 'hold' : 'forward';
+    });
+    const checkpointPath = `${csvPath}.sluice-load.json`;
+    try {
+      const first = spawnCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], {
+        url: proxy.url,
+        token: served.tokens.all,
+      });
+      await waitFor(() => proxy.seen.some((r) => r.action === 'hold' && r.status === 200), {
+        message: 'the held batch to be acked by the server',
+        timeoutMs: 60_000,
+      });
+      await waitFor(() => first.stderr().includes(`${HELD_BATCH * BATCH_ROWS} rows |`), {
+        message: 'the progress line of the last recorded batch',
+      });
+      first.child.kill('SIGKILL');
+      expect(await first.exited).toBe(null);
+
+      const checkpoint = JSON.parse(await readFile(checkpointPath, 'utf8'));
+      expect(checkpoint.batchesDone).toBe(HELD_BATCH);
+      expect(checkpoint.rowsDone).toBe(HELD_BATCH * BATCH_ROWS);
+      expect(await upsertedRows(served)).toBe((HELD_BATCH + 1) * BATCH_ROWS);
+
+      const progress = first
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('rows/s'));
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.at(-1)).toMatch(
+        /\d+% \| 50000 rows \| \d+ rows\/s \| [\d.]+ (B|KiB|MiB) of [\d.]+ MiB \| ETA (\d+[smh]|\d+m\d+s|N\/A)/,
+      );
+    } finally {
+      await proxy.close();
+    }
+
+    const second = await runCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], env());
+    expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(
+      /loaded 50000 rows in 50 batches in [\d.]+ s \(1 already acked, resumed after batch 50\)/,
+    );
+    expect(second.stderr).toMatch(/100% \| 100000 rows \|/);
+    expect(await upsertedRows(served)).toBe(ROWS);
+    await expect(readFile(checkpointPath)).rejects.toThrow(/ENOENT/);
+
+    const client = new SluiceClient(env());
+    let count = 0;
+    const ids = new Set<number>();
+    for await (const row of client.scan('loads', { pageSize: 1000 })) {
+      count++;
+      ids.add(row.id as number);
+    }
+    expect(count).toBe(ROWS);
+    expect(ids.size).toBe(ROWS);
+    expect(await client.lookup('loads', 99_999)).toEqual({
+      id: 99_999,
+      name: 'name-99999',
+      score: 24_999.75,
+      flag: false,
+    });
+    expect(await client.lookup('loads', 35)).toEqual({ id: 35, name: 'name-35', score: null, flag: null });
+  });
+
+  it('scans the table back as the CSV it was loaded from, and as Arrow', async () => {
+    const asCsv = await runCli(['scan', 'loads', '--format', 'csv'], env());
+    expect(asCsv.code).toBe(0);
+    const sorted = (text: string) => text.trimEnd().split('\n').slice(1).sort();
+    const lines = asCsv.stdout.toString().split('\n');
+    expect(lines[0]).toBe('id,name,score,flag');
+    expect(sorted(asCsv.stdout.toString())).toEqual(sorted(csv));
+
+    const asArrow = await runCli(['scan', 'loads', '--format', 'arrow'], env());
+    expect(asArrow.code).toBe(0);
+    const table = tableFromIPC(asArrow.stdout);
+    expect(table.numRows).toBe(ROWS);
+    expect(table.schema.fields.map((f) => f.name)).toEqual(['id', 'name', 'score', 'flag']);
+  });
+
+  it('prints the stats of every shard', async () => {
+    const stats = await runCli(['stats', 'loads'], env());
+    expect(stats.code).toBe(0);
+    const lines = stats.stdout.toString().trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^loads: 4 shards, base version \d+ \(\d+ rows\), pending \d+ generations, 0 poisoned$/,
+    );
+    expect(lines[1]).toMatch(/^shard\s+frontier\s+cursor/);
+    expect(lines.slice(2).map((l) => l.split(/\s+/)[0])).toEqual(['0', '1', '2', '3']);
+  });
+
+  it('refuses a checkpoint of another file, and says what to do', async () => {
+    const other = join(dir.path, 'other.csv');
+    await writeFile(other, csvOf(10));
+    const checkpoint = join(dir.path, 'shared-checkpoint.json');
+    await writeFile(
+      checkpoint,
+      JSON.stringify({
+        loadId: 'another',
+        table: 'loads',
+        file: csvPath,
+        batchesDone: 3,
+        rowsDone: 3,
+        position: 9,
+      }),
+    );
+    const refused = await runCli(
+      ['load', 'loads', other, '--checkpoint', checkpoint, '--no-progress'],
+      env(),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is the checkpoint of another load');
+    expect(refused.stderr).toContain('--fresh');
+  });
+
+  it('answers an unknown table with the API code and exit status 1', async () => {
+    const missing = await runCli(['load', 'nope', csvPath, '--no-progress'], env());
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('sluice: TABLE_NOT_FOUND: table "nope" does not exist\n');
+  });
+});
