@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// The published package runs its build; in the repository, where there is no build, the TypeScript source through tsx.
+// In the repository the TypeScript source runs through tsx, so the command is never a stale build;
+// the published package ships only its build (`files` in package.json).
 import { existsSync } from 'node:fs';
 
-const built = new URL('../dist/cli/main.js', import.meta.url);
-if (existsSync(built)) {
-  await import(built.href);
-} else {
+const source = new URL('../src/cli/main.ts', import.meta.url);
+if (existsSync(source)) {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/main.ts');
+  await import(source.href);
+} else {
+  await import(new URL('../dist/cli/main.js', import.meta.url).href);
 }
