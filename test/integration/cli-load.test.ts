@@ -8,7 +8,19 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tableFromIPC } from 'apache-arrow';
+import {
+  Bool,
+  Field,
+  Float64,
+  Int64,
+  RecordBatch,
+  Schema,
+  Table,
+  tableFromIPC,
+  tableToIPC,
+  Utf8,
+  vectorFromArray,
+} from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceClient } from '../../clients/typescript/src/index.ts';
 import { runCli, spawnCli } from '../support/cli-process.ts';
@@ -19,6 +31,8 @@ import { waitFor } from '../support/wait-for.ts';
 
 const ROWS = 100_000;
 const BATCH_ROWS = 1000;
+/** The two tests that move 100k rows through a child process get this long on a busy machine. */
+const BULK_TIMEOUT_MS = 180_000;
 const HELD_BATCH = 50;
 
 const definition = {
@@ -83,86 +97,94 @@ describe('sluice load, killed and resumed', () => {
     expect(await served?.stop()).toBe(0);
   });
 
-  it('lands every row exactly once, showing rows/s, bytes and ETA while it runs', async () => {
-    let batches = 0;
-    const proxy: HttpProxy = await startHttpProxy(served.server.url, (req) => {
-      if (req.method !== 'POST' || !req.path.endsWith('/rows')) return 'forward';
-      return batches++ === HELD_BATCH ? 'hold' : 'forward';
-    });
-    const checkpointPath = `${csvPath}.sluice-load.json`;
-    try {
-      const first = spawnCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], {
-        url: proxy.url,
-        token: served.tokens.all,
+  it(
+    'lands every row exactly once, showing rows/s, bytes and ETA while it runs',
+    async () => {
+      let batches = 0;
+      const proxy: HttpProxy = await startHttpProxy(served.server.url, (req) => {
+        if (req.method !== 'POST' || !req.path.endsWith('/rows')) return 'forward';
+        return batches++ === HELD_BATCH ? 'hold' : 'forward';
       });
-      await waitFor(() => proxy.seen.some((r) => r.action === 'hold' && r.status === 200), {
-        message: 'the held batch to be acked by the server',
-        timeoutMs: 60_000,
-      });
-      await waitFor(() => first.stderr().includes(`${HELD_BATCH * BATCH_ROWS} rows |`), {
-        message: 'the progress line of the last recorded batch',
-      });
-      first.child.kill('SIGKILL');
-      expect(await first.exited).toBe(null);
+      const checkpointPath = `${csvPath}.sluice-load.json`;
+      try {
+        const first = spawnCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], {
+          url: proxy.url,
+          token: served.tokens.all,
+        });
+        await waitFor(() => proxy.seen.some((r) => r.action === 'hold' && r.status === 200), {
+          message: 'the held batch to be acked by the server',
+          timeoutMs: 60_000,
+        });
+        await waitFor(() => first.stderr().includes(`${HELD_BATCH * BATCH_ROWS} rows |`), {
+          message: 'the progress line of the last recorded batch',
+        });
+        first.child.kill('SIGKILL');
+        expect(await first.exited).toBe(null);
 
-      const checkpoint = JSON.parse(await readFile(checkpointPath, 'utf8'));
-      expect(checkpoint.batchesDone).toBe(HELD_BATCH);
-      expect(checkpoint.rowsDone).toBe(HELD_BATCH * BATCH_ROWS);
-      expect(await upsertedRows(served)).toBe((HELD_BATCH + 1) * BATCH_ROWS);
+        const checkpoint = JSON.parse(await readFile(checkpointPath, 'utf8'));
+        expect(checkpoint.batchesDone).toBe(HELD_BATCH);
+        expect(checkpoint.rowsDone).toBe(HELD_BATCH * BATCH_ROWS);
+        expect(await upsertedRows(served)).toBe((HELD_BATCH + 1) * BATCH_ROWS);
 
-      const progress = first
-        .stderr()
-        .split('\n')
-        .filter((l) => l.includes('rows/s'));
-      expect(progress.length).toBeGreaterThan(0);
-      expect(progress.at(-1)).toMatch(
-        /\d+% \| 50000 rows \| \d+ rows\/s \| [\d.]+ (B|KiB|MiB) of [\d.]+ MiB \| ETA (\d+[smh]|\d+m\d+s|N\/A)/,
+        const progress = first
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('rows/s'));
+        expect(progress.length).toBeGreaterThan(0);
+        expect(progress.at(-1)).toMatch(
+          /\d+% \| 50000 rows \| \d+ rows\/s \| [\d.]+ (B|KiB|MiB) of [\d.]+ MiB \| ETA (\d+[smh]|\d+m\d+s|N\/A)/,
+        );
+      } finally {
+        await proxy.close();
+      }
+
+      const second = await runCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], env());
+      expect(second.code).toBe(0);
+      expect(second.stderr).toMatch(
+        /loaded 50000 rows in 50 batches in [\d.]+ s \(1 already acked, resumed after batch 50\)/,
       );
-    } finally {
-      await proxy.close();
-    }
+      expect(second.stderr).toMatch(/100% \| 100000 rows \|/);
+      expect(await upsertedRows(served)).toBe(ROWS);
+      await expect(readFile(checkpointPath)).rejects.toThrow(/ENOENT/);
 
-    const second = await runCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], env());
-    expect(second.code).toBe(0);
-    expect(second.stderr).toMatch(
-      /loaded 50000 rows in 50 batches in [\d.]+ s \(1 already acked, resumed after batch 50\)/,
-    );
-    expect(second.stderr).toMatch(/100% \| 100000 rows \|/);
-    expect(await upsertedRows(served)).toBe(ROWS);
-    await expect(readFile(checkpointPath)).rejects.toThrow(/ENOENT/);
+      const client = new SluiceClient(env());
+      let count = 0;
+      const ids = new Set<number>();
+      for await (const row of client.scan('loads', { pageSize: 1000 })) {
+        count++;
+        ids.add(row.id as number);
+      }
+      expect(count).toBe(ROWS);
+      expect(ids.size).toBe(ROWS);
+      expect(await client.lookup('loads', 99_999)).toEqual({
+        id: 99_999,
+        name: 'name-99999',
+        score: 24_999.75,
+        flag: false,
+      });
+      expect(await client.lookup('loads', 35)).toEqual({ id: 35, name: 'name-35', score: null, flag: null });
+    },
+    BULK_TIMEOUT_MS,
+  );
 
-    const client = new SluiceClient(env());
-    let count = 0;
-    const ids = new Set<number>();
-    for await (const row of client.scan('loads', { pageSize: 1000 })) {
-      count++;
-      ids.add(row.id as number);
-    }
-    expect(count).toBe(ROWS);
-    expect(ids.size).toBe(ROWS);
-    expect(await client.lookup('loads', 99_999)).toEqual({
-      id: 99_999,
-      name: 'name-99999',
-      score: 24_999.75,
-      flag: false,
-    });
-    expect(await client.lookup('loads', 35)).toEqual({ id: 35, name: 'name-35', score: null, flag: null });
-  });
+  it(
+    'scans the table back as the CSV it was loaded from, and as Arrow',
+    async () => {
+      const asCsv = await runCli(['scan', 'loads', '--format', 'csv'], env());
+      expect(asCsv.code).toBe(0);
+      const sorted = (text: string) => text.trimEnd().split('\n').slice(1).sort();
+      const lines = asCsv.stdout.toString().split('\n');
+      expect(lines[0]).toBe('id,name,score,flag');
+      expect(sorted(asCsv.stdout.toString())).toEqual(sorted(csv));
 
-  it('scans the table back as the CSV it was loaded from, and as Arrow', async () => {
-    const asCsv = await runCli(['scan', 'loads', '--format', 'csv'], env());
-    expect(asCsv.code).toBe(0);
-    const sorted = (text: string) => text.trimEnd().split('\n').slice(1).sort();
-    const lines = asCsv.stdout.toString().split('\n');
-    expect(lines[0]).toBe('id,name,score,flag');
-    expect(sorted(asCsv.stdout.toString())).toEqual(sorted(csv));
-
-    const asArrow = await runCli(['scan', 'loads', '--format', 'arrow'], env());
-    expect(asArrow.code).toBe(0);
-    const table = tableFromIPC(asArrow.stdout);
-    expect(table.numRows).toBe(ROWS);
-    expect(table.schema.fields.map((f) => f.name)).toEqual(['id', 'name', 'score', 'flag']);
-  });
+      const asArrow = await runCli(['scan', 'loads', '--format', 'arrow'], env());
+      expect(asArrow.code).toBe(0);
+      const table = tableFromIPC(asArrow.stdout);
+      expect(table.numRows).toBe(ROWS);
+      expect(table.schema.fields.map((f) => f.name)).toEqual(['id', 'name', 'score', 'flag']);
+    },
+    BULK_TIMEOUT_MS,
+  );
 
   it('prints the stats of every shard', async () => {
     const stats = await runCli(['stats', 'loads'], env());
@@ -173,6 +195,77 @@ describe('sluice load, killed and resumed', () => {
     );
     expect(lines[1]).toMatch(/^shard\s+frontier\s+cursor/);
     expect(lines.slice(2).map((l) => l.split(/\s+/)[0])).toEqual(['0', '1', '2', '3']);
+  });
+
+  it('loads JSON lines and Arrow files too', async () => {
+    const schemaPath = join(dir.path, 'small.json');
+    await writeFile(schemaPath, JSON.stringify(definition));
+    expect((await runCli(['table', 'create', 'small', '--schema', schemaPath], env())).code).toBe(0);
+    const jsonl = join(dir.path, 'rows.jsonl');
+    const lines = Array.from({ length: 300 }, (_, i) =>
+      JSON.stringify({ id: i, name: `j${i}`, score: i, flag: true }),
+    );
+    await writeFile(jsonl, `${lines.join('\n')}\n`);
+    const fromJsonl = await runCli(['load', 'small', jsonl, '--batch-rows', '100', '--no-progress'], env());
+    expect(fromJsonl.stderr).toMatch(/^loaded 300 rows in 3 batches in [\d.]+ s \(0 already acked\)\n$/);
+
+    const ids = Array.from({ length: 200 }, (_, i) => BigInt(1000 + i));
+    const schema = new Schema([
+      new Field('id', new Int64(), false),
+      new Field('name', new Utf8(), true),
+      new Field('score', new Float64(), true),
+      new Field('flag', new Bool(), true),
+    ]);
+    const columns = new Table({
+      id: vectorFromArray(ids, new Int64()),
+      name: vectorFromArray(
+        ids.map((id) => `a${id}`),
+        new Utf8(),
+      ),
+      score: vectorFromArray(
+        ids.map(() => 0.5),
+        new Float64(),
+      ),
+      flag: vectorFromArray(
+        ids.map(() => false),
+        new Bool(),
+      ),
+    });
+    const arrowPath = join(dir.path, 'rows.arrow');
+    await writeFile(
+      arrowPath,
+      tableToIPC(
+        new Table(
+          schema,
+          columns.batches.map((b) => new RecordBatch(schema, b.data)),
+        ),
+        'file',
+      ),
+    );
+    const fromArrow = await runCli(
+      ['load', 'small', arrowPath, '--batch-rows', '150', '--no-progress'],
+      env(),
+    );
+    expect(fromArrow.stderr).toMatch(/^loaded 200 rows in 2 batches in [\d.]+ s \(0 already acked\)\n$/);
+
+    const asJsonl = await runCli(['scan', 'small', '--format', 'jsonl'], env());
+    const scanned = asJsonl.stdout
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(scanned.length).toBe(500);
+    expect(scanned[0]).toEqual({ id: 0, name: 'j0', score: 0, flag: true });
+    expect(scanned.at(-1)).toEqual({ id: 1199, name: 'a1199', score: 0.5, flag: false });
+  });
+
+  it('asks for a merge, and lists dead letters', async () => {
+    const merge = await runCli(['merge', 'loads'], env());
+    expect(merge.code).toBe(0);
+    expect(merge.stderr).toMatch(/^merge job \S+\n$/);
+    const letters = await runCli(['dead-letters', 'list'], env());
+    expect(letters.code).toBe(0);
+    expect(letters.stdout.toString()).toBe('');
   });
 
   it('refuses a checkpoint of another file, and says what to do', async () => {
