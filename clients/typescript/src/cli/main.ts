@@ -88,7 +88,7 @@ program
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const resumed = summary.resumedAt > 0 ? `, resumed after batch ${summary.resumedAt}` : '';
     process.stderr.write(
-      `loaded ${summary.rows} rows in ${summary.batches} batches in ${seconds} s (${summary.replayed} already acked${resumed})\n`,
+      `loaded ${summary.rows} rows in ${summary.batches} batch${summary.batches === 1 ? '' : 'es'} in ${seconds} s (${summary.replayed} already acked${resumed})\n`,
     );
   });
 
