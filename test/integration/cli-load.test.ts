@@ -3,8 +3,8 @@
  * and run again lands every row exactly once, with its progress on stderr; the table it
  * made scans back as the same CSV and as Arrow; stats name every shard. The kill is placed
  * by a proxy between the command and the server that passes the 51st batch on to the
- * server and keeps its answer back: that batch is acked but not in the checkpoint when
- * the command dies, the hardest place for a resume.
+ * server and keeps its answer back: that batch and the three sent beside it are acked but
+ * not in the checkpoint when the command dies, the hardest place for a resume.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -34,6 +34,8 @@ const BATCH_ROWS = 1000;
 /** The two tests that move 100k rows through a child process get this long on a busy machine. */
 const BULK_TIMEOUT_MS = 180_000;
 const HELD_BATCH = 50;
+/** Batches in flight: while the held one waits, the three after it land and the window stops there. */
+const CONCURRENCY = 4;
 
 const definition = {
   name: 'loads',
@@ -107,14 +109,17 @@ describe('sluice load, killed and resumed', () => {
       });
       const checkpointPath = `${csvPath}.sluice-load.json`;
       try {
-        const first = spawnCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], {
+        const args = ['--batch-rows', String(BATCH_ROWS), '--concurrency', String(CONCURRENCY)];
+        const first = spawnCli(['load', 'loads', csvPath, ...args], {
           url: proxy.url,
           token: served.tokens.all,
         });
-        await waitFor(() => proxy.seen.some((r) => r.action === 'hold' && r.status === 200), {
-          message: 'the held batch to be acked by the server',
+        const landed = () => proxy.seen.filter((r) => r.method === 'POST' && r.status === 200);
+        await waitFor(() => landed().length === HELD_BATCH + CONCURRENCY, {
+          message: 'the held batch and the ones beside it to be acked by the server',
           timeoutMs: 60_000,
         });
+        expect(landed()[HELD_BATCH]!.action).toBe('hold');
         await waitFor(() => first.stderr().includes(`${HELD_BATCH * BATCH_ROWS} rows |`), {
           message: 'the progress line of the last recorded batch',
         });
@@ -124,7 +129,8 @@ describe('sluice load, killed and resumed', () => {
         const checkpoint = JSON.parse(await readFile(checkpointPath, 'utf8'));
         expect(checkpoint.batchesDone).toBe(HELD_BATCH);
         expect(checkpoint.rowsDone).toBe(HELD_BATCH * BATCH_ROWS);
-        expect(await upsertedRows(served)).toBe((HELD_BATCH + 1) * BATCH_ROWS);
+        expect(await upsertedRows(served)).toBe((HELD_BATCH + CONCURRENCY) * BATCH_ROWS);
+        expect(landed().length).toBe(HELD_BATCH + CONCURRENCY);
 
         const progress = first
           .stderr()
@@ -141,7 +147,7 @@ describe('sluice load, killed and resumed', () => {
       const second = await runCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], env());
       expect(second.code).toBe(0);
       expect(second.stderr).toMatch(
-        /loaded 50000 rows in 50 batches in [\d.]+ s \(1 already acked, resumed after batch 50\)/,
+        /loaded 50000 rows in 50 batches in [\d.]+ s \(4 already acked, resumed after batch 50\)/,
       );
       expect(second.stderr).toMatch(/100% \| 100000 rows \|/);
       expect(await upsertedRows(served)).toBe(ROWS);

@@ -1,12 +1,13 @@
 /**
- * `sluice load <table> <file>`: the file in batches, each acked before the next is sent
- * and recorded in the checkpoint after its ack. Killed at any point, the same command
- * resumes after the last recorded batch; a batch that was acked but not yet recorded is
- * sent again with its key, and the server answers its first ack without writing it twice.
+ * `sluice load <table> <file>`: the file in batches, a few in flight at once, the acked
+ * prefix recorded in the checkpoint. Killed at any point, the same command resumes after
+ * the last recorded batch; a batch that was acked but not yet recorded is sent again with
+ * its key, and the server answers its first ack without writing it twice.
  */
 import { stat } from 'node:fs/promises';
 import { DEFAULT_BATCH_LIMITS } from '../batches.ts';
 import type { SluiceClient } from '../client.ts';
+import { AckWindow } from './ack-window.ts';
 import {
   batchKey,
   type Checkpoint,
@@ -16,11 +17,13 @@ import {
   writeCheckpoint,
 } from './checkpoint.ts';
 import { type LoadProgress, loadProgress } from './progress.ts';
-import { type FileFormat, formatOf, readBatches } from './sources.ts';
+import { type FileFormat, formatOf, readBatches, type SourceBatch } from './sources.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface LoadOptions {
   batchRows: number;
+  /** Batches in flight at once, none more than this many ahead of the first unacked one. */
+  concurrency: number;
   checkpoint?: string;
   format?: FileFormat;
   progress: boolean;
@@ -64,10 +67,11 @@ export async function load(
     : null;
   const summary: LoadSummary = { rows: 0, batches: 0, replayed: 0, resumedAt: state.batchesDone };
   const limits = { ...DEFAULT_BATCH_LIMITS, maxRows: options.batchRows };
-  try {
-    for await (const batch of readBatches(file, format, description.schema.fields, limits)) {
-      if (batch.index < state.batchesDone) continue;
-      const { replayed } = await client.writeBatch(table, batch, batchKey(loadId, batch.index));
+  const window = new AckWindow(
+    state.batchesDone,
+    options.concurrency,
+    (batch: SourceBatch) => client.writeBatch(table, batch, batchKey(loadId, batch.index)),
+    async (batch, { replayed }) => {
       state = {
         ...state,
         batchesDone: batch.index + 1,
@@ -79,7 +83,13 @@ export async function load(
       summary.batches++;
       if (replayed) summary.replayed++;
       progress?.update(batch.position, state.rowsDone);
+    },
+  );
+  try {
+    for await (const batch of readBatches(file, format, description.schema.fields, limits)) {
+      if (batch.index >= state.batchesDone) await window.push(batch);
     }
+    await window.drain();
     progress?.update(size, state.rowsDone);
   } finally {
     progress?.stop();

@@ -69,6 +69,7 @@ program
   .argument('<table>')
   .argument('<file>')
   .option('--batch-rows <n>', 'rows per request', positiveInt(100_000), 5000)
+  .option('--concurrency <n>', 'batches in flight at once', positiveInt(64), 4)
   .option(
     '--checkpoint <file>',
     'where the load records its acked batches (default: <file>.sluice-load.json)',
