@@ -14,6 +14,7 @@ import { deadLetterRoutes } from './dead-letters.ts';
 import { errorResponse, routeNotFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { httpMetrics } from './http-metrics.ts';
+import { openApiRoutes } from './openapi/serve.ts';
 import { deadline, type Env, requestContext } from './request.ts';
 import { rowRoutes } from './rows.ts';
 import { schedulerRoutes } from './scheduler.ts';
@@ -49,6 +50,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
   ]) {
     app.route('/', routes(api));
   }
+  app.route(
+    '/',
+    openApiRoutes(() => app.routes),
+  );
   app.notFound(routeNotFound);
   app.onError(errorResponse);
   return app;

@@ -8,6 +8,8 @@ import { SluiceError } from '../shared/errors.ts';
 import { manualMergeStatus, requestManualMerge } from '../shared/scheduler/manual-merge.ts';
 import type { ApiDeps } from './app.ts';
 import { readJsonObject } from './body.ts';
+import { DrainBodySchema } from './openapi/schemas.ts';
+import { parseWire } from './openapi/wire-input.ts';
 import { type Env, tableParam } from './request.ts';
 
 export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
@@ -20,8 +22,8 @@ export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
     return c.json({ jobId }, 202);
   });
 
-  app.get('/v1/tables/:t/merge/:id', requireScope('admin'), async (c) => {
-    return c.json(await manualMergeStatus(sluice, tableParam(c), c.req.param('id')));
+  app.get('/v1/tables/:t/merge/:jobId', requireScope('admin'), async (c) => {
+    return c.json(await manualMergeStatus(sluice, tableParam(c), c.req.param('jobId')));
   });
 
   app.post('/v1/tables/:t/drain', requireScope('admin'), async (c) => {
@@ -36,11 +38,5 @@ export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
 }
 
 function drainOf(body: Record<string, unknown>): boolean {
-  const keys = Object.keys(body);
-  if (keys.length !== 1 || typeof body.drain !== 'boolean') {
-    throw new SluiceError('INVALID_REQUEST', 'the body must be {"drain": true} or {"drain": false}', {
-      properties: keys.slice(0, 10).map((k) => k.slice(0, 100)),
-    });
-  }
-  return body.drain;
+  return parseWire(DrainBodySchema, body, '{"drain": true} or {"drain": false}').drain;
 }

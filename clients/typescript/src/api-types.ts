@@ -1,0 +1,2486 @@
+/**
+ * The wire types of the Sluice API, generated from its OpenAPI document
+ * (functions/openapi/) by openapi-typescript: `npm run generate:client-types`. Not edited by hand.
+ */
+export type paths = {
+  '/healthz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Liveness
+     * @description No token needed.
+     */
+    get: operations['health'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The process's Prometheus registry
+     * @description Scope: `read`.
+     */
+    get: operations['metrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/openapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * This document
+     * @description No token needed.
+     */
+    get: operations['openapi'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/docs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A reference page of this document
+     * @description No token needed.
+     */
+    get: operations['reference'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List tables, 256 at most a page
+     * @description Scope: `read`.
+     */
+    get: operations['listTables'];
+    put?: never;
+    /**
+     * Create a table
+     * @description Scope: `write`.
+     */
+    post: operations['createTable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Describe a table
+     * @description Scope: `read`.
+     */
+    get: operations['describeTable'];
+    put?: never;
+    post?: never;
+    /**
+     * Drop a table: 404 at once for reads and writes, data removed after the GC grace
+     * @description Scope: `admin`.
+     */
+    delete: operations['dropTable'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/rows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Point lookup (`key`) or a scan page in primary-key order (`limit`, `after`)
+     * @description Scope: `read`.
+     */
+    get: operations['readRows'];
+    put?: never;
+    /**
+     * Upsert rows; 200 once every row is durable
+     * @description Scope: `write`.
+     */
+    post: operations['upsertRows'];
+    /**
+     * Delete rows by primary key; same ack rule as an upsert
+     * @description Scope: `write`.
+     */
+    delete: operations['deleteRows'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/shards/{s}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Shard stats, readable whether the shard is poisoned or not
+     * @description Scope: `read`.
+     */
+    get: operations['shardStats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/shards/{s}/reopen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Clear the poison of a shard and flush again from the manifest
+     * @description Scope: `admin`.
+     */
+    post: operations['reopenShard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/merge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Merge now; never gated by a cooldown
+     * @description Scope: `admin`.
+     */
+    post: operations['mergeTable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/merge/{jobId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The state and progress of a merge job
+     * @description Scope: `admin`.
+     */
+    get: operations['mergeStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/drain': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stop (`true`) or resume (`false`) new merges and compactions of the table
+     * @description Scope: `admin`.
+     */
+    post: operations['drainTable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/dead-letters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Dead jobs, oldest first, 256 at most a page; reading changes nothing
+     * @description Scope: `admin`.
+     */
+    get: operations['listDeadLetters'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/dead-letters/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One dead job
+     * @description Scope: `admin`.
+     */
+    get: operations['getDeadLetter'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/dead-letters/{id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Requeue a dead job; refused while its shard is poisoned
+     * @description Scope: `admin`.
+     */
+    post: operations['retryDeadLetter'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/scheduler/cooldowns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Targets the scheduler skips after repeated failures
+     * @description Scope: `admin`.
+     */
+    get: operations['listCooldowns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/scheduler/merge-failures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The merge failure ledger, by table name
+     * @description Scope: `admin`.
+     */
+    get: operations['listMergeFailures'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+};
+export type webhooks = Record<string, never>;
+export type components = {
+  schemas: {
+    Health: {
+      /** @enum {string} */
+      status: 'ok';
+    };
+    Error: {
+      error: {
+        code: components['schemas']['ErrorCode'];
+        message: string;
+        details: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /** @enum {string} */
+    ErrorCode:
+      | 'INVALID_REQUEST'
+      | 'INVALID_SCHEMA'
+      | 'INVALID_ROWS'
+      | 'INVALID_TABLE_NAME'
+      | 'INVALID_KEY'
+      | 'INVALID_CURSOR'
+      | 'INVALID_CONFIG'
+      | 'INVALID_SETTINGS'
+      | 'UNAUTHORIZED'
+      | 'FORBIDDEN'
+      | 'TABLE_NOT_FOUND'
+      | 'KEY_NOT_FOUND'
+      | 'JOB_NOT_FOUND'
+      | 'SHARD_NOT_FOUND'
+      | 'ROUTE_NOT_FOUND'
+      | 'TABLE_EXISTS'
+      | 'IDEMPOTENCY_CONFLICT'
+      | 'SHARD_NOT_POISONED'
+      | 'SHARD_STILL_POISONED'
+      | 'TABLE_DRAINED'
+      | 'PRECONDITION_FAILED'
+      | 'GENERATION_GAP'
+      | 'FENCED'
+      | 'PAYLOAD_TOO_LARGE'
+      | 'TOO_MANY_ROWS'
+      | 'UNSUPPORTED_MEDIA_TYPE'
+      | 'BACKPRESSURE'
+      | 'INTERNAL'
+      | 'STORE_CONFLICT'
+      | 'STORE_UNAVAILABLE'
+      | 'REDIS_UNAVAILABLE'
+      | 'SHARD_POISONED'
+      | 'WRITE_ABANDONED'
+      | 'READ_AMPLIFICATION'
+      | 'ABORTED'
+      | 'DATA_MISSING'
+      | 'DATA_CORRUPT'
+      | 'TIMEOUT';
+    TableDescription: {
+      formatVersion: number;
+      name: components['schemas']['TableName'];
+      schema: {
+        fields: {
+          name: string;
+          type: string;
+          nullable: boolean;
+        }[];
+      };
+      primaryKey: string[];
+      shards: number;
+      settings: components['schemas']['TableSettings'];
+      /** Format: date-time */
+      createdAt: string;
+      drain: boolean;
+      stats: components['schemas']['TableStats'];
+    };
+    /** @example events */
+    TableName: string;
+    TableSettings: {
+      mergeAfterGenerations: number;
+      mergeAfterSeconds: number;
+      maxGenerationsPerMerge: number;
+      maxBytesPerMerge: number;
+      sealDelayMs: number;
+      maxGenerationBytes: number;
+      maxGenerationRows: number;
+      compactAfterRuns: number;
+      maxBaseRuns: number;
+      compactMaxDeadRatio: number;
+    };
+    TableStats: {
+      baseVersion: number;
+      baseRows: number;
+      baseRuns: number;
+      pendingGenerations: number;
+      poisonedShards: number;
+      sealedGenerations: number;
+      committedGenerations: number;
+      sealedRows: number;
+      committedRows: number;
+      unsealedEntries: number;
+      unsealedBytes: number;
+    };
+    CreateTable: {
+      name: components['schemas']['TableName'];
+      schema: {
+        fields: components['schemas']['Field'][];
+      };
+      /** @description Key columns: int32, int64 or utf8. */
+      primaryKey: string[];
+      /** @description Defaults to 4. */
+      shards?: number;
+      settings?: {
+        mergeAfterGenerations?: number;
+        mergeAfterSeconds?: number;
+        maxGenerationsPerMerge?: number;
+        maxBytesPerMerge?: number;
+        sealDelayMs?: number;
+        maxGenerationBytes?: number;
+        maxGenerationRows?: number;
+        compactAfterRuns?: number;
+        maxBaseRuns?: number;
+        compactMaxDeadRatio?: number;
+      };
+    };
+    Field: {
+      /** @example id */
+      name: string;
+      /**
+       * @description int32 int64 float32 float64 bool utf8 binary timestamp[ms] timestamp[us] vector[float32, DIM]
+       * @example int64
+       */
+      type: string;
+      /** @description Defaults to false for key columns, true otherwise. */
+      nullable?: boolean;
+    };
+    TablePage: {
+      items: components['schemas']['TableDescription'][];
+      /** @description Opaque cursor of the next page; null on the last. */
+      next: string | null;
+    };
+    DroppedTable: {
+      name: components['schemas']['TableName'];
+      /** Format: date-time */
+      droppedAt: string;
+      /**
+       * Format: date-time
+       * @description When the data may be deleted: the drop plus the GC grace.
+       */
+      purgeAfter: string;
+    };
+    Ack: {
+      acked: number;
+      shards: {
+        shard: number;
+        seq: number;
+      }[];
+    };
+    RowsBody: {
+      rows: components['schemas']['Row'][];
+    };
+    /** @description One row, keyed by column; values in the JSON forms of the column types. */
+    Row: {
+      [key: string]: unknown;
+    };
+    KeysBody: {
+      keys: components['schemas']['Key'][];
+    };
+    /** @description A one-column primary key value, or an array of values in primary-key order. */
+    Key: unknown;
+    ScanPage: {
+      rows: components['schemas']['Row'][];
+      /** @description Opaque cursor of the next page; null on the last. */
+      next: string | null;
+    };
+    Lookup: {
+      row: components['schemas']['Row'];
+    };
+    ShardStats: {
+      table: components['schemas']['TableName'];
+      shard: number;
+      frontier: number;
+      walCursor: number;
+      sealedThrough: number;
+      allocatedThrough: number | null;
+      currentGeneration: number;
+      sealed: {
+        generation: number;
+        walFrom: number;
+        walTo: number;
+        walRows: number;
+        walBytes: number;
+        /** Format: date-time */
+        sealedAt: string;
+      }[];
+      committed: {
+        generation: number;
+        walFrom: number;
+        walTo: number;
+        walRows: number;
+        walBytes: number;
+        /** Format: date-time */
+        sealedAt: string;
+        path: string;
+        rows: number;
+        bytes: number;
+        /** Format: date-time */
+        committedAt: string;
+      }[];
+      mergedThrough: number;
+      pendingGenerations: number;
+      unsealedEntries: number;
+      unsealedBytes: number;
+      manifestVersion: number;
+      poison: components['schemas']['Poison'];
+    };
+    Poison: {
+      code: components['schemas']['ErrorCode'];
+      generation: number | null;
+      cause: string;
+      /** Format: date-time */
+      at: string;
+      jobId?: string;
+    } | null;
+    MergeRequested: {
+      jobId: string;
+    };
+    MergeStatus: {
+      id: string;
+      table: components['schemas']['TableName'];
+      /**
+       * @description The job state: waiting, delayed, active, completed or failed.
+       * @example active
+       */
+      state: string;
+      progress: components['schemas']['MergeProgress'];
+      result?: unknown;
+      failedReason: string | null;
+      /** Format: date-time */
+      createdAt: string | null;
+      /** Format: date-time */
+      finishedAt: string | null;
+    };
+    MergeProgress: {
+      rowsDone: number;
+      rowsTotal: number;
+      bytesDone: number;
+      bytesTotal: number;
+    } | null;
+    DrainState: {
+      table: components['schemas']['TableName'];
+      drain: boolean;
+    };
+    DrainBody: {
+      drain: boolean;
+    };
+    DeadLetterPage: {
+      items: components['schemas']['DeadLetter'][];
+      /** @description Opaque cursor of the next page; null on the last. */
+      next: string | null;
+    };
+    DeadLetter: {
+      id: string;
+      queue: string;
+      target: string;
+      jobId: string;
+      jobName: string;
+      data?: unknown;
+      error: {
+        code: string;
+        message: string;
+        details: {
+          [key: string]: unknown;
+        };
+      };
+      stack: string | null;
+      attempts: number;
+      /** Format: date-time */
+      enqueuedAt: string;
+      /** Format: date-time */
+      lastStartedAt: string | null;
+      /** Format: date-time */
+      failedAt: string;
+    };
+    DeadLetterRetry: {
+      id: string;
+      queue: string;
+      target: string;
+      /** @enum {string} */
+      status: 'requeued';
+    };
+    CooldownPage: {
+      items: {
+        /** @example merge */
+        kind: string;
+        target: string;
+        failures: number;
+        /** Format: date-time */
+        until: string;
+        lastError: {
+          code: string;
+          message: string;
+        };
+        /** @enum {string} */
+        class: 'retryable' | 'deadline' | 'data-or-configuration';
+        needsAttention: boolean;
+      }[];
+      /** @description Opaque cursor of the next page; null on the last. */
+      next: string | null;
+    };
+    MergeFailurePage: {
+      items: {
+        /** @example merge */
+        kind: string;
+        target: string;
+        failures: number;
+        /** @enum {string} */
+        class: 'retryable' | 'deadline' | 'data-or-configuration';
+        lastError: {
+          code: string;
+          message: string;
+        };
+        /** Format: date-time */
+        firstFailureAt: string;
+        /** Format: date-time */
+        lastFailureAt: string;
+        /** Format: date-time */
+        cooldownUntil: string | null;
+        needsAttention: boolean;
+      }[];
+      /** @description Opaque cursor of the next page; null on the last. */
+      next: string | null;
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+};
+export type $defs = Record<string, never>;
+export interface operations {
+  health: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The process answers */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  metrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Prometheus text format */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  openapi: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenAPI 3.1 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  reference: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description HTML */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listTables: {
+    parameters: {
+      query?: {
+        /** @description Items per page. */
+        limit?: string;
+        /** @description The previous page's `next`. */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of descriptions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TablePage'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_CURSOR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createTable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateTable'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          /** @description The table */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TableDescription'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_SCHEMA, INVALID_TABLE_NAME, INVALID_SETTINGS */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: TABLE_EXISTS */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, STORE_CONFLICT */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  describeTable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The description */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TableDescription'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  dropTable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The drop, and when its data may be deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DroppedTable'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, STORE_CONFLICT */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  readRows: {
+    parameters: {
+      query?: {
+        /** @description Items per page. */
+        limit?: string;
+        /** @description The previous page's `next`. */
+        after?: string;
+        /** @description A point lookup: the key as JSON (a number, a quoted string, or an array for a composite key); goes without limit and after. */
+        key?: string;
+      };
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A lookup answers `{row}`, a scan `{rows, next}`; with `Accept: application/vnd.apache.arrow.stream` an Arrow stream, the next cursor in `Sluice-Next` (absent on the last page) */
+      200: {
+        headers: {
+          /** @description The next scan cursor (Arrow answers) */
+          'Sluice-Next'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScanPage'] | components['schemas']['Lookup'];
+          'application/vnd.apache.arrow.stream': string;
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME, INVALID_KEY, INVALID_CURSOR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND, KEY_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL, DATA_MISSING, DATA_CORRUPT */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, SHARD_POISONED, READ_AMPLIFICATION, ABORTED */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  upsertRows: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A retry of the same request with this key answers the first ack and writes nothing. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RowsBody'];
+        'application/vnd.apache.arrow.stream': string;
+      };
+    };
+    responses: {
+      /** @description Acked: durable in the WAL */
+      200: {
+        headers: {
+          /** @description `true` when this is the first ack, replayed */
+          'Idempotent-Replayed'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Ack'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME, INVALID_ROWS */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: IDEMPOTENCY_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too large: PAYLOAD_TOO_LARGE, TOO_MANY_ROWS */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Backpressure: retry after `Retry-After` seconds: BACKPRESSURE */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, SHARD_POISONED, WRITE_ABANDONED, STORE_CONFLICT, ABORTED */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteRows: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A retry of the same request with this key answers the first ack and writes nothing. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KeysBody'];
+      };
+    };
+    responses: {
+      /** @description Acked: durable in the WAL */
+      200: {
+        headers: {
+          /** @description `true` when this is the first ack, replayed */
+          'Idempotent-Replayed'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Ack'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME, INVALID_KEY */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: IDEMPOTENCY_CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too large: PAYLOAD_TOO_LARGE, TOO_MANY_ROWS */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Backpressure: retry after `Retry-After` seconds: BACKPRESSURE */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, SHARD_POISONED, WRITE_ABANDONED, STORE_CONFLICT, ABORTED */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  shardStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+        s: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stats */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ShardStats'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND, SHARD_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  reopenShard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+        s: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The shard stats after the reopen */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ShardStats'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND, SHARD_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: SHARD_NOT_POISONED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, STORE_CONFLICT */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  mergeTable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merge job that will run it */
+      202: {
+        headers: {
+          /** @description Its status */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MergeRequested'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: TABLE_DRAINED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  mergeStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merge job */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MergeStatus'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND, JOB_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  drainTable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DrainBody'];
+      };
+    };
+    responses: {
+      /** @description The drain flag */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DrainState'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, STORE_CONFLICT */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listDeadLetters: {
+    parameters: {
+      query?: {
+        /** @description Items per page. */
+        limit?: string;
+        /** @description The previous page's `next`. */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of dead letters */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeadLetterPage'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_CURSOR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getDeadLetter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dead letter */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeadLetter'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: JOB_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  retryDeadLetter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Requeued */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeadLetterRetry'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: JOB_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: SHARD_STILL_POISONED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listCooldowns: {
+    parameters: {
+      query?: {
+        /** @description Items per page. */
+        limit?: string;
+        /** @description The previous page's `next`. */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of cooldowns */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CooldownPage'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_CURSOR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listMergeFailures: {
+    parameters: {
+      query?: {
+        /** @description Items per page. */
+        limit?: string;
+        /** @description The previous page's `next`. */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of failure records */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MergeFailurePage'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_CURSOR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * The `sluice` command line, on the typed client. Configured by SLUICE_URL and
+ * SLUICE_TOKEN, or --url and --token. Failures print one line on stderr (the API's code
+ * and message) and exit 1.
+ */
+import { readFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { isSluiceApiError } from '../errors.ts';
+import type { CreateTable } from '../types.ts';
+import { type ConnectionOptions, connect, DEFAULT_URL } from './connection.ts';
+import { load } from './load.ts';
+import { followMerge } from './merge.ts';
+import { type ScanFormat, scan } from './scan.ts';
+import { statsOnce, watchStats } from './stats.ts';
+import { UsageError } from './usage-error.ts';
+
+const positiveInt = (max: number) => (text: string) => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new InvalidArgumentError(`an integer from 1 to ${max}`);
+  }
+  return value;
+};
+
+const program = new Command('sluice')
+  .description('Load, read and operate Sluice tables')
+  .addOption(new Option('--url <url>', `the API (default: ${DEFAULT_URL})`).env('SLUICE_URL'))
+  .addOption(new Option('--token <token>', 'a bearer token').env('SLUICE_TOKEN'))
+  .showHelpAfterError();
+
+const client = () => connect(program.opts<ConnectionOptions>());
+const print = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
+
+const table = program.command('table').description('create, list, describe and drop tables');
+table
+  .command('create')
+  .description(
+    'create a table from a JSON definition: {name, schema:{fields}, primaryKey, shards?, settings?}',
+  )
+  .requiredOption('--schema <file>', 'the definition, as POST /v1/tables takes it')
+  .argument('[name]', 'the table name, instead of the one in the file')
+  .action(async (name: string | undefined, options: { schema: string }) => {
+    const definition = JSON.parse(await readFile(options.schema, 'utf8')) as CreateTable;
+    print(await client().createTable(name ? { ...definition, name } : definition));
+  });
+table
+  .command('list')
+  .description('every table, one name a line')
+  .action(async () => {
+    for await (const t of client().listTables()) process.stdout.write(`${t.name}\n`);
+  });
+table
+  .command('describe')
+  .argument('<table>')
+  .action(async (name: string) => print(await client().describeTable(name)));
+table
+  .command('drop')
+  .argument('<table>')
+  .action(async (name: string) => {
+    await client().dropTable(name);
+    process.stderr.write(`dropped ${name}\n`);
+  });
+
+program
+  .command('load')
+  .description('load a .csv (with a header line), .jsonl or .arrow file; killed, the same command resumes it')
+  .argument('<table>')
+  .argument('<file>')
+  .option('--batch-rows <n>', 'rows per request', positiveInt(100_000), 5000)
+  .option('--concurrency <n>', 'batches in flight at once', positiveInt(64), 4)
+  .option(
+    '--checkpoint <file>',
+    'where the load records its acked batches (default: <file>.sluice-load.json)',
+  )
+  .addOption(
+    new Option('--format <format>', 'the file format, when its name does not say').choices([
+      'csv',
+      'jsonl',
+      'arrow',
+    ]),
+  )
+  .option('--no-progress', 'no progress bar')
+  .option('--fresh', 'start over, replacing the checkpoint of another load', false)
+  .action(async (name: string, file: string, options) => {
+    const started = performance.now();
+    const summary = await load(client(), name, file, options);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const resumed = summary.resumedAt > 0 ? `, resumed after batch ${summary.resumedAt}` : '';
+    process.stderr.write(
+      `loaded ${summary.rows} rows in ${summary.batches} batch${summary.batches === 1 ? '' : 'es'} in ${seconds} s (${summary.replayed} already acked${resumed})\n`,
+    );
+  });
+
+program
+  .command('scan')
+  .description('every row, in primary-key order, to stdout')
+  .argument('<table>')
+  .addOption(
+    new Option('--format <format>', 'output format').choices(['jsonl', 'csv', 'arrow']).default('jsonl'),
+  )
+  .option('--page-size <n>', 'rows per request', positiveInt(1000), 1000)
+  .action(async (name: string, options: { format: ScanFormat; pageSize: number }) => {
+    await scan(client(), name, options.format, options.pageSize);
+  });
+
+program
+  .command('stats')
+  .description('the table and its shards: frontier, cursor, generations, pending, poison')
+  .argument('<table>')
+  .option('--watch', 'redraw until Ctrl-C', false)
+  .option('--interval <seconds>', 'seconds between redraws', positiveInt(3600), 2)
+  .action(async (name: string, options: { watch: boolean; interval: number }) => {
+    if (!options.watch) return void process.stdout.write(await statsOnce(client(), name));
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    await watchStats(client(), name, options.interval * 1000, stop.signal);
+  });
+
+const deadLetters = program.command('dead-letters').description('jobs that no retry could make succeed');
+deadLetters.command('list').action(async () => {
+  for await (const letter of client().deadLetters()) {
+    process.stdout.write(`${letter.id}\t${letter.target}\t${letter.error.code}\t${letter.failedAt}\n`);
+  }
+});
+deadLetters
+  .command('show')
+  .argument('<id>')
+  .action(async (id: string) => print(await client().deadLetter(id)));
+deadLetters
+  .command('retry')
+  .argument('<id>')
+  .action(async (id: string) => print(await client().retryDeadLetter(id)));
+
+program
+  .command('merge')
+  .description('merge the committed generations of a table into its base now')
+  .argument('<table>')
+  .option('--follow', 'show the merge progress until it ends', false)
+  .option('--interval <ms>', 'milliseconds between status reads', positiveInt(60_000), 500)
+  .action(async (name: string, options: { follow: boolean; interval: number }) => {
+    const c = client();
+    const { jobId } = await c.merge(name);
+    process.stderr.write(`merge job ${jobId}\n`);
+    if (!options.follow) return;
+    const status = await followMerge(c, name, jobId, options.interval);
+    process.stderr.write(`merge ${status.state}${status.failedReason ? `: ${status.failedReason}` : ''}\n`);
+    if (status.state === 'failed') process.exitCode = 1;
+  });
+
+try {
+  await program.parseAsync();
+} catch (err) {
+  if (isSluiceApiError(err)) process.stderr.write(`sluice: ${err.code}: ${err.message}\n`);
+  else if (err instanceof UsageError) process.stderr.write(`sluice: ${err.message}\n`);
+  else throw err;
+  process.exitCode = 1;
+}

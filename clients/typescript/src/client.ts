@@ -1,0 +1,325 @@
+/**
+ * The typed client of the Sluice API. Writes are cut into batches, each sent with an
+ * Idempotency-Key of its own, so that a batch retried after a lost answer lands once.
+ */
+import { randomUUID } from 'node:crypto';
+import { type RecordBatch, type Table, tableFromIPC } from 'apache-arrow';
+import {
+  ARROW_STREAM,
+  arrowBatches,
+  type Batch,
+  type BatchLimits,
+  DEFAULT_BATCH_LIMITS,
+  jsonBatches,
+} from './batches.ts';
+import { isSluiceApiError } from './errors.ts';
+import { Transport, type TransportOptions } from './transport.ts';
+import type {
+  Ack,
+  CooldownPage,
+  CreateTable,
+  DeadLetter,
+  DeadLetterPage,
+  DeadLetterRetry,
+  DrainState,
+  DroppedTable,
+  MergeFailurePage,
+  MergeStatus,
+  Row,
+  ScanPage,
+  ShardStats,
+  TableDescription,
+  TablePage,
+} from './types.ts';
+
+export interface WriteOptions {
+  /** Batch `i` is sent with `${idempotencyKey}.${i}`; a random key when left out. */
+  idempotencyKey?: string;
+  batch?: Partial<BatchLimits>;
+  signal?: AbortSignal;
+  /** Called after each acked batch. */
+  onBatch?: (done: BatchDone) => void;
+}
+
+export interface BatchDone {
+  index: number;
+  rows: number;
+  bytes: number;
+  ack: Ack;
+  /** The server answered an earlier ack of this batch: it had landed before. */
+  replayed: boolean;
+}
+
+export interface WriteResult {
+  acked: number;
+  batches: number;
+  replayed: number;
+}
+
+export interface ScanOptions {
+  /** Rows per page, 1..1000. */
+  pageSize?: number;
+  after?: string | null;
+  signal?: AbortSignal;
+}
+
+export interface MergeRequest {
+  jobId: string;
+  /** The status path of the merge job. */
+  location: string;
+}
+
+export interface FollowOptions {
+  intervalMs?: number;
+  signal?: AbortSignal;
+  onUpdate?: (status: MergeStatus) => void;
+}
+
+const FINAL_MERGE_STATES = new Set(['completed', 'failed']);
+const table = (name: string) => `/v1/tables/${encodeURIComponent(name)}`;
+
+export class SluiceClient {
+  readonly transport: Transport;
+
+  constructor(options: TransportOptions) {
+    this.transport = new Transport(options);
+  }
+
+  createTable(definition: CreateTable, signal?: AbortSignal): Promise<TableDescription> {
+    return this.transport.json({ method: 'POST', path: '/v1/tables', json: definition, signal });
+  }
+
+  describeTable(name: string, signal?: AbortSignal): Promise<TableDescription> {
+    return this.transport.json({ method: 'GET', path: table(name), signal });
+  }
+
+  listTablesPage(
+    options: { after?: string | null; limit?: number; signal?: AbortSignal } = {},
+  ): Promise<TablePage> {
+    const { after, limit, signal } = options;
+    return this.transport.json({ method: 'GET', path: '/v1/tables', query: { after, limit }, signal });
+  }
+
+  async *listTables(signal?: AbortSignal): AsyncGenerator<TableDescription> {
+    let after: string | null = null;
+    do {
+      const page: TablePage = await this.listTablesPage({ after, signal });
+      yield* page.items;
+      after = page.next;
+    } while (after);
+  }
+
+  dropTable(name: string, signal?: AbortSignal): Promise<DroppedTable> {
+    return this.transport.json({ method: 'DELETE', path: table(name), signal });
+  }
+
+  /** Upserts JSON rows or an Arrow table, batch by batch, in order. */
+  write(tableName: string, rows: readonly Row[] | Table, options: WriteOptions = {}): Promise<WriteResult> {
+    const limits = { ...DEFAULT_BATCH_LIMITS, ...options.batch };
+    const batches = Array.isArray(rows) ? jsonBatches(rows, limits) : arrowBatches(rows as Table, limits);
+    return this.sendBatches(tableName, batches, options);
+  }
+
+  /** Sends one prepared batch with its own key: for callers that keep their own batch positions. */
+  async writeBatch(
+    tableName: string,
+    batch: Batch,
+    idempotencyKey: string,
+    signal?: AbortSignal,
+    method: 'POST' | 'DELETE' = 'POST',
+  ): Promise<{ ack: Ack; replayed: boolean }> {
+    const response = await this.transport.send({
+      method,
+      path: `${table(tableName)}/rows`,
+      body: batch.body,
+      contentType: batch.contentType,
+      idempotencyKey,
+      signal,
+    });
+    const ack = (await response.json()) as Ack;
+    return { ack, replayed: response.headers.get('idempotent-replayed') === 'true' };
+  }
+
+  /** Deletes rows by primary key (an array for a composite key), batch by batch. */
+  deleteRows(tableName: string, keys: readonly unknown[], options: WriteOptions = {}): Promise<WriteResult> {
+    const limit = options.batch?.maxRows ?? DEFAULT_BATCH_LIMITS.maxRows;
+    const encoder = new TextEncoder();
+    const batches = function* (): Generator<Batch> {
+      for (let at = 0; at < keys.length; at += limit) {
+        const slice = keys.slice(at, at + limit);
+        const body = encoder.encode(JSON.stringify({ keys: slice }));
+        yield { rows: slice.length, body, contentType: 'application/json' };
+      }
+    };
+    return this.sendBatches(tableName, batches(), options, 'DELETE');
+  }
+
+  /** The row with this primary key (an array for a composite key), or null. */
+  async lookup(tableName: string, key: unknown, signal?: AbortSignal): Promise<Row | null> {
+    try {
+      const { row } = await this.transport.json<{ row: Row }>({
+        method: 'GET',
+        path: `${table(tableName)}/rows`,
+        query: { key: JSON.stringify(key) },
+        signal,
+      });
+      return row;
+    } catch (err) {
+      if (isSluiceApiError(err, 'KEY_NOT_FOUND')) return null;
+      throw err;
+    }
+  }
+
+  scanPage(tableName: string, options: ScanOptions = {}): Promise<ScanPage> {
+    const { pageSize, after, signal } = options;
+    return this.transport.json({
+      method: 'GET',
+      path: `${table(tableName)}/rows`,
+      query: { limit: pageSize, after },
+      signal,
+    });
+  }
+
+  /** Every row in primary-key order, the newest value of each key. */
+  async *scan(tableName: string, options: ScanOptions = {}): AsyncGenerator<Row> {
+    let after = options.after ?? null;
+    do {
+      const page = await this.scanPage(tableName, { ...options, after });
+      yield* page.rows;
+      after = page.next;
+    } while (after);
+  }
+
+  /** The scan as Arrow record batches, one or more a page. */
+  async *scanBatches(tableName: string, options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+    let after = options.after ?? null;
+    do {
+      const response = await this.transport.send({
+        method: 'GET',
+        path: `${table(tableName)}/rows`,
+        query: { limit: options.pageSize, after },
+        accept: ARROW_STREAM,
+        signal: options.signal,
+      });
+      after = response.headers.get('sluice-next');
+      yield* tableFromIPC(new Uint8Array(await response.arrayBuffer())).batches;
+    } while (after);
+  }
+
+  shardStats(tableName: string, shard: number, signal?: AbortSignal): Promise<ShardStats> {
+    return this.transport.json({ method: 'GET', path: `${table(tableName)}/shards/${shard}`, signal });
+  }
+
+  /** The stats of every shard of the table. */
+  async tableShards(tableName: string, signal?: AbortSignal): Promise<ShardStats[]> {
+    const { shards } = await this.describeTable(tableName, signal);
+    return Promise.all(
+      Array.from({ length: shards }, (_, shard) => this.shardStats(tableName, shard, signal)),
+    );
+  }
+
+  reopenShard(tableName: string, shard: number, signal?: AbortSignal): Promise<ShardStats> {
+    return this.transport.json({
+      method: 'POST',
+      path: `${table(tableName)}/shards/${shard}/reopen`,
+      signal,
+    });
+  }
+
+  deadLettersPage(
+    options: { after?: string | null; limit?: number; signal?: AbortSignal } = {},
+  ): Promise<DeadLetterPage> {
+    const { after, limit, signal } = options;
+    return this.transport.json({ method: 'GET', path: '/v1/dead-letters', query: { after, limit }, signal });
+  }
+
+  async *deadLetters(signal?: AbortSignal): AsyncGenerator<DeadLetter> {
+    let after: string | null = null;
+    do {
+      const page: DeadLetterPage = await this.deadLettersPage({ after, signal });
+      yield* page.items;
+      after = page.next;
+    } while (after);
+  }
+
+  deadLetter(id: string, signal?: AbortSignal): Promise<DeadLetter> {
+    return this.transport.json({ method: 'GET', path: `/v1/dead-letters/${encodeURIComponent(id)}`, signal });
+  }
+
+  retryDeadLetter(id: string, signal?: AbortSignal): Promise<DeadLetterRetry> {
+    return this.transport.json({
+      method: 'POST',
+      path: `/v1/dead-letters/${encodeURIComponent(id)}/retry`,
+      signal,
+    });
+  }
+
+  async merge(tableName: string, signal?: AbortSignal): Promise<MergeRequest> {
+    const response = await this.transport.send({ method: 'POST', path: `${table(tableName)}/merge`, signal });
+    const { jobId } = (await response.json()) as { jobId: string };
+    const location =
+      response.headers.get('location') ?? `${table(tableName)}/merge/${encodeURIComponent(jobId)}`;
+    return { jobId, location };
+  }
+
+  mergeStatus(tableName: string, jobId: string, signal?: AbortSignal): Promise<MergeStatus> {
+    return this.transport.json({
+      method: 'GET',
+      path: `${table(tableName)}/merge/${encodeURIComponent(jobId)}`,
+      signal,
+    });
+  }
+
+  /** Polls the merge job until it completes or fails; answers its last status. */
+  async followMerge(tableName: string, jobId: string, options: FollowOptions = {}): Promise<MergeStatus> {
+    const interval = options.intervalMs ?? 500;
+    for (;;) {
+      const status = await this.mergeStatus(tableName, jobId, options.signal);
+      options.onUpdate?.(status);
+      if (FINAL_MERGE_STATES.has(status.state)) return status;
+      await new Promise((resolve) => setTimeout(resolve, interval));
+    }
+  }
+
+  setDrain(tableName: string, drain: boolean, signal?: AbortSignal): Promise<DrainState> {
+    return this.transport.json({
+      method: 'POST',
+      path: `${table(tableName)}/drain`,
+      json: { drain },
+      signal,
+    });
+  }
+
+  cooldowns(options: { after?: string | null; limit?: number } = {}): Promise<CooldownPage> {
+    return this.transport.json({ method: 'GET', path: '/v1/scheduler/cooldowns', query: options });
+  }
+
+  mergeFailures(options: { after?: string | null; limit?: number } = {}): Promise<MergeFailurePage> {
+    return this.transport.json({ method: 'GET', path: '/v1/scheduler/merge-failures', query: options });
+  }
+
+  private async sendBatches(
+    tableName: string,
+    batches: Iterable<Batch>,
+    options: WriteOptions,
+    method: 'POST' | 'DELETE' = 'POST',
+  ): Promise<WriteResult> {
+    const base = options.idempotencyKey ?? randomUUID();
+    const result = { acked: 0, batches: 0, replayed: 0 };
+    for (const batch of batches) {
+      const index = result.batches;
+      const { ack, replayed } = await this.writeBatch(
+        tableName,
+        batch,
+        `${base}.${index}`,
+        options.signal,
+        method,
+      );
+      result.acked += ack.acked;
+      result.batches++;
+      if (replayed) result.replayed++;
+      options.onBatch?.({ index, rows: batch.rows, bytes: batch.body.byteLength, ack, replayed });
+    }
+    return result;
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The `sluice` command against a real server process: a 100k-row CSV load killed halfway
+ * and run again lands every row exactly once, with its progress on stderr; the table it
+ * made scans back as the same CSV and as Arrow; stats name every shard. The kill is placed
+ * by a proxy between the command and the server that passes the 51st batch on to the
+ * server and keeps its answer back: that batch and the three sent beside it are acked but
+ * not in the checkpoint when the command dies, the hardest place for a resume.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  Bool,
+  Field,
+  Float64,
+  Int64,
+  RecordBatch,
+  Schema,
+  Table,
+  tableFromIPC,
+  tableToIPC,
+  Utf8,
+  vectorFromArray,
+} from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SluiceClient } from '../../clients/typescript/src/index.ts';
+import { runCli, spawnCli } from '../support/cli-process.ts';
+import { type HttpProxy, startHttpProxy } from '../support/http-proxy.ts';
+import { type ServedProcess, serveProcess } from '../support/server-process.ts';
+import { createTempDir, type TempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const ROWS = 100_000;
+const BATCH_ROWS = 1000;
+/** The two tests that move 100k rows through a child process get this long on a busy machine. */
+const BULK_TIMEOUT_MS = 180_000;
+const HELD_BATCH = 50;
+/** Batches in flight: while the held one waits, the three after it land and the window stops there. */
+const CONCURRENCY = 4;
+
+const definition = {
+  name: 'loads',
+  schema: {
+    fields: [
+      { name: 'id', type: 'int64' },
+      { name: 'name', type: 'utf8' },
+      { name: 'score', type: 'float64', nullable: true },
+      { name: 'flag', type: 'bool', nullable: true },
+    ],
+  },
+  primaryKey: ['id'],
+  shards: 4,
+  settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 },
+};
+
+function csvOf(rows: number): string {
+  const lines = ['id,name,score,flag'];
+  for (let i = 0; i < rows; i++) {
+    lines.push(`${i},name-${i},${i % 7 === 0 ? '' : i / 4},${i % 5 === 0 ? '' : String(i % 2 === 0)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The rows the server counted as written, in upserts that it acked. */
+async function upsertedRows(served: ServedProcess): Promise<number> {
+  const res = await served.call('GET', '/metrics', { token: served.tokens.read });
+  const line = res.bytes
+    .toString()
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('sluice_write_rows_total{') && l.includes('op="upsert"') && l.includes('outcome="ok"'),
+    );
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+describe('sluice load, killed and resumed', () => {
+  let served: ServedProcess;
+  let dir: TempDir;
+  let csvPath: string;
+  let csv: string;
+  const env = () => ({ url: served.server.url, token: served.tokens.all });
+
+  beforeAll(async () => {
+    served = await serveProcess('cli-load', { role: 'all' });
+    dir = await createTempDir('cli-load');
+    csvPath = join(dir.path, 'rows.csv');
+    csv = csvOf(ROWS);
+    await writeFile(csvPath, csv);
+    const schemaPath = join(dir.path, 'schema.json');
+    await writeFile(schemaPath, JSON.stringify(definition));
+    const created = await runCli(['table', 'create', '--schema', schemaPath], env());
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout.toString()).name).toBe('loads');
+  });
+
+  afterAll(async () => {
+    await dir?.cleanup();
+    expect(await served?.stop()).toBe(0);
+  });
+
+  it(
+    'lands every row exactly once, showing rows/s, bytes and ETA while it runs',
+    async () => {
+      let batches = 0;
+      const proxy: HttpProxy = await startHttpProxy(served.server.url, (req) => {
+        if (req.method !== 'POST' || !req.path.endsWith('/rows')) return 'forward';
+        return batches++ === HELD_BATCH ? 'hold' : 'forward';
+      });
+      const checkpointPath = `${csvPath}.sluice-load.json`;
+      try {
+        const args = ['--batch-rows', String(BATCH_ROWS), '--concurrency', String(CONCURRENCY)];
+        const first = spawnCli(['load', 'loads', csvPath, ...args], {
+          url: proxy.url,
+          token: served.tokens.all,
+        });
+        const landed = () => proxy.seen.filter((r) => r.method === 'POST' && r.status === 200);
+        await waitFor(() => landed().length === HELD_BATCH + CONCURRENCY, {
+          message: 'the held batch and the ones beside it to be acked by the server',
+          timeoutMs: 60_000,
+        });
+        expect(landed()[HELD_BATCH]!.action).toBe('hold');
+        await waitFor(() => first.stderr().includes(`${HELD_BATCH * BATCH_ROWS} rows |`), {
+          message: 'the progress line of the last recorded batch',
+        });
+        first.child.kill('SIGKILL');
+        expect(await first.exited).toBe(null);
+
+        const checkpoint = JSON.parse(await readFile(checkpointPath, 'utf8'));
+        expect(checkpoint.batchesDone).toBe(HELD_BATCH);
+        expect(checkpoint.rowsDone).toBe(HELD_BATCH * BATCH_ROWS);
+        expect(await upsertedRows(served)).toBe((HELD_BATCH + CONCURRENCY) * BATCH_ROWS);
+        expect(landed().length).toBe(HELD_BATCH + CONCURRENCY);
+
+        const progress = first
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('rows/s'));
+        expect(progress.length).toBeGreaterThan(0);
+        expect(progress.at(-1)).toMatch(
+          /\d+% \| 50000 rows \| \d+ rows\/s \| [\d.]+ (B|KiB|MiB) of [\d.]+ MiB \| ETA (\d+[smh]|\d+m\d+s|N\/A)/,
+        );
+      } finally {
+        await proxy.close();
+      }
+
+      const second = await runCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], env());
+      expect(second.code).toBe(0);
+      expect(second.stderr).toMatch(
+        /loaded 50000 rows in 50 batches in [\d.]+ s \(4 already acked, resumed after batch 50\)/,
+      );
+      expect(second.stderr).toMatch(/100% \| 100000 rows \|/);
+      expect(await upsertedRows(served)).toBe(ROWS);
+      await expect(readFile(checkpointPath)).rejects.toThrow(/ENOENT/);
+
+      const client = new SluiceClient(env());
+      let count = 0;
+      const ids = new Set<number>();
+      for await (const row of client.scan('loads', { pageSize: 1000 })) {
+        count++;
+        ids.add(row.id as number);
+      }
+      expect(count).toBe(ROWS);
+      expect(ids.size).toBe(ROWS);
+      expect(await client.lookup('loads', 99_999)).toEqual({
+        id: 99_999,
+        name: 'name-99999',
+        score: 24_999.75,
+        flag: false,
+      });
+      expect(await client.lookup('loads', 35)).toEqual({ id: 35, name: 'name-35', score: null, flag: null });
+    },
+    BULK_TIMEOUT_MS,
+  );
+
+  it(
+    'scans the table back as the CSV it was loaded from, and as Arrow',
+    async () => {
+      const asCsv = await runCli(['scan', 'loads', '--format', 'csv'], env());
+      expect(asCsv.code).toBe(0);
+      const sorted = (text: string) => text.trimEnd().split('\n').slice(1).sort();
+      const lines = asCsv.stdout.toString().split('\n');
+      expect(lines[0]).toBe('id,name,score,flag');
+      expect(sorted(asCsv.stdout.toString())).toEqual(sorted(csv));
+
+      const asArrow = await runCli(['scan', 'loads', '--format', 'arrow'], env());
+      expect(asArrow.code).toBe(0);
+      const table = tableFromIPC(asArrow.stdout);
+      expect(table.numRows).toBe(ROWS);
+      expect(table.schema.fields.map((f) => f.name)).toEqual(['id', 'name', 'score', 'flag']);
+    },
+    BULK_TIMEOUT_MS,
+  );
+
+  it('prints the stats of every shard', async () => {
+    const stats = await runCli(['stats', 'loads'], env());
+    expect(stats.code).toBe(0);
+    const lines = stats.stdout.toString().trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^loads: 4 shards, base version \d+ \(\d+ rows\), pending \d+ generations, 0 poisoned$/,
+    );
+    expect(lines[1]).toMatch(/^shard\s+frontier\s+cursor/);
+    expect(lines.slice(2).map((l) => l.split(/\s+/)[0])).toEqual(['0', '1', '2', '3']);
+  });
+
+  it('loads JSON lines and Arrow files too', async () => {
+    const schemaPath = join(dir.path, 'small.json');
+    await writeFile(schemaPath, JSON.stringify(definition));
+    expect((await runCli(['table', 'create', 'small', '--schema', schemaPath], env())).code).toBe(0);
+    const jsonl = join(dir.path, 'rows.jsonl');
+    const lines = Array.from({ length: 300 }, (_, i) =>
+      JSON.stringify({ id: i, name: `j${i}`, score: i, flag: true }),
+    );
+    await writeFile(jsonl, `${lines.join('\n')}\n`);
+    const fromJsonl = await runCli(['load', 'small', jsonl, '--batch-rows', '100', '--no-progress'], env());
+    expect(fromJsonl.stderr).toMatch(/^loaded 300 rows in 3 batches in [\d.]+ s \(0 already acked\)\n$/);
+
+    const ids = Array.from({ length: 200 }, (_, i) => BigInt(1000 + i));
+    const schema = new Schema([
+      new Field('id', new Int64(), false),
+      new Field('name', new Utf8(), true),
+      new Field('score', new Float64(), true),
+      new Field('flag', new Bool(), true),
+    ]);
+    const columns = new Table({
+      id: vectorFromArray(ids, new Int64()),
+      name: vectorFromArray(
+        ids.map((id) => `a${id}`),
+        new Utf8(),
+      ),
+      score: vectorFromArray(
+        ids.map(() => 0.5),
+        new Float64(),
+      ),
+      flag: vectorFromArray(
+        ids.map(() => false),
+        new Bool(),
+      ),
+    });
+    const arrowPath = join(dir.path, 'rows.arrow');
+    await writeFile(
+      arrowPath,
+      tableToIPC(
+        new Table(
+          schema,
+          columns.batches.map((b) => new RecordBatch(schema, b.data)),
+        ),
+        'file',
+      ),
+    );
+    const fromArrow = await runCli(
+      ['load', 'small', arrowPath, '--batch-rows', '150', '--no-progress'],
+      env(),
+    );
+    expect(fromArrow.stderr).toMatch(/^loaded 200 rows in 2 batches in [\d.]+ s \(0 already acked\)\n$/);
+
+    const asJsonl = await runCli(['scan', 'small', '--format', 'jsonl'], env());
+    const scanned = asJsonl.stdout
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(scanned.length).toBe(500);
+    expect(scanned[0]).toEqual({ id: 0, name: 'j0', score: 0, flag: true });
+    expect(scanned.at(-1)).toEqual({ id: 1199, name: 'a1199', score: 0.5, flag: false });
+  });
+
+  it('asks for a merge, and lists dead letters', async () => {
+    const merge = await runCli(['merge', 'loads'], env());
+    expect(merge.code).toBe(0);
+    expect(merge.stderr).toMatch(/^merge job \S+\n$/);
+    const letters = await runCli(['dead-letters', 'list'], env());
+    expect(letters.code).toBe(0);
+    expect(letters.stdout.toString()).toBe('');
+  });
+
+  it('refuses a checkpoint of another file, and says what to do', async () => {
+    const other = join(dir.path, 'other.csv');
+    await writeFile(other, csvOf(10));
+    const checkpoint = join(dir.path, 'shared-checkpoint.json');
+    await writeFile(
+      checkpoint,
+      JSON.stringify({
+        loadId: 'another',
+        table: 'loads',
+        file: csvPath,
+        batchesDone: 3,
+        rowsDone: 3,
+        position: 9,
+      }),
+    );
+    const refused = await runCli(
+      ['load', 'loads', other, '--checkpoint', checkpoint, '--no-progress'],
+      env(),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is the checkpoint of another load');
+    expect(refused.stderr).toContain('--fresh');
+  });
+
+  it('answers an unknown table with the API code and exit status 1', async () => {
+    const missing = await runCli(['load', 'nope', csvPath, '--no-progress'], env());
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('sluice: TABLE_NOT_FOUND: table "nope" does not exist\n');
+  });
+});
