@@ -4,7 +4,6 @@
  * drained table), that status, and the drain flag.
  */
 import { Hono } from 'hono';
-import { SluiceError } from '../shared/errors.ts';
 import { manualMergeStatus, requestManualMerge } from '../shared/scheduler/manual-merge.ts';
 import type { ApiDeps } from './app.ts';
 import { readJsonObject } from './body.ts';
