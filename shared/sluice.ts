@@ -4,7 +4,7 @@
  * every rule lives in the module it delegates to.
  */
 import type { RecordBatch, Table } from 'apache-arrow';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis/connection.ts';
 import type { Config } from './config.ts';
 import type { ErrorCode } from './errors.ts';
 import { SluiceError } from './errors.ts';
@@ -47,7 +47,7 @@ import type { WorkScheduler } from './work/work-scheduler.ts';
 export interface SluiceDeps {
   config: Config;
   store: ObjectStore;
-  redis: Redis;
+  redis: RedisClient;
   scheduler: WorkScheduler;
   log: Logger;
 }

@@ -13,7 +13,7 @@
  *
  * I17: every read below is GET and ZRANGEBYLEX — listing never changes a count or a time.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.ts';
 import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { isTableName } from '../table/table-name.ts';
@@ -46,7 +46,7 @@ export interface PageOptions {
 }
 
 export interface FailureLedgerDeps {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   settings: LedgerSettings;
   log: Logger;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis/connection.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SluiceError } from '../../shared/errors.ts';
 import { SchedulerCounters } from '../../shared/scheduler/counters.ts';
@@ -19,7 +19,7 @@ const seconds = (s: number) => s * 1000;
 
 describe('failure ledger (I15, I17)', () => {
   let ns: RedisNamespace;
-  let redis: Redis;
+  let redis: RedisClient;
   let captured: CapturedLog;
   let counters: SchedulerCounters;
 

@@ -4,14 +4,14 @@
  * held forever by a writer that failed or died.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis/connection.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyStore } from '../../shared/idempotency.ts';
 import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
 
 describe('idempotent writes', () => {
   let namespace: RedisNamespace;
-  let redis: Redis;
+  let redis: RedisClient;
   let store: IdempotencyStore;
   const request = { table: 'events', key: 'batch-1', fingerprint: 'f1' };
 
