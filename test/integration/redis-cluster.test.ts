@@ -11,6 +11,7 @@ import { withDashboard } from '../../functions/dashboard.ts';
 import { type HttpServer, startServer } from '../../functions/server.ts';
 import type { Runtime } from '../../jobs/runtime.ts';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
+import { SluiceError } from '../../shared/errors.ts';
 import { shardKeys } from '../../shared/redis/shard-keys.ts';
 import { assertFlushedExactlyOnce, drained } from '../support/flushed.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -42,7 +43,7 @@ async function clusterHarness(overrides: Parameters<typeof createHarness>[0] = {
 }
 
 describe('Sluice on a Redis Cluster', () => {
-  it('runs the whole HTTP flow — create, write, read, flush, merge, dead letters, dashboard — with keys on every master', async () => {
+  it('runs the whole HTTP flow — create, write, read, flush, merge, dead letters, scheduler views, drain, dashboard — with keys on every master', async () => {
     const tokens: TestTokens = testTokens();
     const h = await clusterHarness({
       flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 20 },
@@ -122,6 +123,19 @@ describe('Sluice on a Redis Cluster', () => {
       json: { rows: eventRows(4, 4) },
     });
     expect(poisoned.json.error.code).toBe('SHARD_POISONED');
+
+    const outage = new SluiceError('STORE_UNAVAILABLE', 'the store is down');
+    for (let n = 0; n < 3; n++) await h.sluice.ledger.recordFailure('merge', 'orders', outage);
+    const cooldowns = await call('GET', '/v1/scheduler/cooldowns', { token: tokens.admin });
+    expect(cooldowns.json.items).toMatchObject([{ kind: 'merge', target: 'orders', failures: 3 }]);
+    const failures = await call('GET', '/v1/scheduler/merge-failures', { token: tokens.admin });
+    expect(failures.json.items).toHaveLength(1);
+    const drain = await call('POST', '/v1/tables/orders/drain', {
+      token: tokens.admin,
+      json: { drain: true },
+    });
+    expect(drain.status).toBe(200);
+    expect((await call('GET', '/v1/tables/orders', { token: tokens.read })).json.drain).toBe(true);
 
     const exchanged = await call('GET', `/admin/queues?token=${tokens.admin}`);
     expect(exchanged.status).toBe(303);
