@@ -75,9 +75,11 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startTestCluster(): Promise<TestCluster> {
+/** `host`: the address every node binds and announces (127.0.0.1 unless the test's hosts need another). */
+export async function startTestCluster(options: { host?: string } = {}): Promise<TestCluster> {
+  const host = options.host ?? '127.0.0.1';
   const dir = mkdtempSync(join(tmpdir(), 'sluice-cluster-'));
-  const ports = await freeClusterPorts(6);
+  const ports = await freeClusterPorts(host, 6);
   const nodes = new Map<number, ChildProcess>();
   const clients = new Map<number, Redis>();
   const stop = async () => {
@@ -99,7 +101,7 @@ export async function startTestCluster(): Promise<TestCluster> {
       // Bounded, so that asking a paused or dead node fails instead of waiting.
       client = new Redis({
         port,
-        host: '127.0.0.1',
+        host,
         lazyConnect: true,
         maxRetriesPerRequest: 1,
         commandTimeout: 1_000,
@@ -119,10 +121,10 @@ export async function startTestCluster(): Promise<TestCluster> {
   };
   const topology = async () => parseClusterNodes((await liveNode().cluster('NODES')) as string);
   const cluster: TestCluster = {
-    seeds: ports.map((p) => `127.0.0.1:${p}`).join(','),
+    seeds: ports.map((p) => `${host}:${p}`).join(','),
     target: {
-      redisUrl: 'redis://127.0.0.1',
-      redisClusterNodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
+      redisUrl: `redis://${host}`,
+      redisClusterNodes: ports.map((p) => `${host}:${p}`).join(','),
     },
     ports,
     node,
@@ -167,7 +169,7 @@ export async function startTestCluster(): Promise<TestCluster> {
       for (;;) {
         const batch = (await source.cluster('GETKEYSINSLOT', slot, 1)) as string[];
         if (batch.length === 0) break;
-        await source.migrate('127.0.0.1', to.port, '', 0, 5_000, 'KEYS', ...batch);
+        await source.migrate(host, to.port, '', 0, 5_000, 'KEYS', ...batch);
         keys += batch.length;
         await sleep(pauseMs);
       }
@@ -180,12 +182,12 @@ export async function startTestCluster(): Promise<TestCluster> {
     stop,
   };
   try {
-    for (const port of ports) nodes.set(port, spawnNode(dir, port));
+    for (const port of ports) nodes.set(port, spawnNode(dir, host, port));
     await Promise.all(ports.map((port) => waitForPing(node(port), nodes.get(port)!)));
     await run('redis-cli', [
       '--cluster',
       'create',
-      ...ports.map((p) => `127.0.0.1:${p}`),
+      ...ports.map((p) => `${host}:${p}`),
       '--cluster-replicas',
       '1',
       '--cluster-yes',
@@ -199,12 +201,12 @@ export async function startTestCluster(): Promise<TestCluster> {
   }
 }
 
-function spawnNode(dir: string, port: number): ChildProcess {
+function spawnNode(dir: string, host: string, port: number): ChildProcess {
   const args = [
     '--port',
     String(port),
     '--bind',
-    '127.0.0.1',
+    host,
     '--cluster-enabled',
     'yes',
     '--cluster-config-file',
@@ -221,6 +223,9 @@ function spawnNode(dir: string, port: number): ChildProcess {
     'no',
     '--maxmemory-policy',
     'noeviction',
+    // Off the loopback the test's own hosts connect over a bridge private to this machine,
+    // which protected mode (loopback only without a password) would refuse.
+    ...(host === '127.0.0.1' ? [] : ['--protected-mode', 'no']),
     '--logfile',
     join(dir, `redis-${port}.log`),
   ];
@@ -311,21 +316,21 @@ export function parseClusterNodes(text: string): ClusterNodeInfo[] {
 }
 
 /** `count` ports whose cluster bus port (+10000) is free too, so the bus port stays below 65536. */
-async function freeClusterPorts(count: number): Promise<number[]> {
+async function freeClusterPorts(host: string, count: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < count) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
     if (ports.includes(port)) continue;
-    if ((await portFree(port)) && (await portFree(port + BUS_OFFSET))) ports.push(port);
+    if ((await portFree(host, port)) && (await portFree(host, port + BUS_OFFSET))) ports.push(port);
   }
   return ports;
 }
 
-function portFree(port: number): Promise<boolean> {
+function portFree(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }
 
