@@ -5,8 +5,8 @@
  * process's own Redis connection, so counting adds no connection.
  */
 import { Queue } from 'bullmq';
-import type { RedisClient } from '../shared/redis/connection.ts';
 import { addScrapeSource } from '../shared/metrics.ts';
+import type { RedisClient } from '../shared/redis/connection.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { QUEUE, queueOptions } from './queues.ts';
 

@@ -4,8 +4,9 @@
  * things up; everything here can be rebuilt from the object store (`initialize`), and the
  * store's conditional puts catch whatever a lost or stale Redis gets wrong.
  */
-import type { RedisClient } from './connection.ts';
+
 import type { PoisonRecord } from '../lsm/shard-manifest.ts';
+import type { RedisClient } from './connection.ts';
 import { type ShardKeys, shardKeyList, shardKeys } from './shard-keys.ts';
 
 /** KEYS are shardKeyList's; ARGV[4] is the seq floor the store implies (see `allocate`). */

@@ -13,9 +13,10 @@
  *
  * I17: every read below is GET and ZRANGEBYLEX — listing never changes a count or a time.
  */
-import type { RedisClient } from '../redis/connection.ts';
+
 import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { RedisClient } from '../redis/connection.ts';
 import { isTableName } from '../table/table-name.ts';
 import { type LedgerEntry, WORK_KINDS, type WorkKind } from './contracts.ts';
 import { isCoolingDown } from './cooldown.ts';
