@@ -43,7 +43,7 @@ async function clusterHarness(overrides: Parameters<typeof createHarness>[0] = {
 }
 
 describe('Sluice on a Redis Cluster', () => {
-  it('runs the whole HTTP flow — create, write, read, flush, merge, dead letters, scheduler views, drain, dashboard — with keys on every master', async () => {
+  it('runs the whole HTTP flow — create, write, read, flush, merge, dead letters, scheduler views, drain, metrics, dashboard — with keys on every master', async () => {
     const tokens: TestTokens = testTokens();
     const h = await clusterHarness({
       flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 20 },
@@ -144,6 +144,10 @@ describe('Sluice on a Redis Cluster', () => {
     expect(queues.status).toBe(200);
     const deadLetters = queues.json.queues.find((q: { name: string }) => q.name === 'dead-letter');
     expect(deadLetters.counts.waiting).toBe(1);
+
+    const metrics = (await call('GET', '/metrics', { token: tokens.read })).bytes.toString();
+    expect(metrics).toMatch(/sluice_queue_jobs\{queue="dead-letter",state="waiting"\} 1/);
+    expect(metrics).toMatch(/sluice_poisoned_shards 1/);
 
     const perMaster = await cluster.keysPerMaster(`${h.config.redisPrefix}*`);
     console.log(`redis-cluster: keys per master ${JSON.stringify(Object.fromEntries(perMaster))}`);
