@@ -1,7 +1,7 @@
 /**
  * Steady write load for the failure tests: writers that each upsert fresh keys, one small
  * batch at a time, and retry a failed batch until it is acked, as a client would (so in
- * the end every row written was acked). Every ack is kept with the seq it got on each
+ * the end every row written was acked, unless retries were still failing well after stop). Every ack is kept with the seq it got on each
  * shard and the time of its first try, every failed try with its time and code.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,8 @@ import type { Sluice } from '../../shared/sluice.ts';
 import { eventRows, writeRows } from './rows.ts';
 
 const RETRY_PAUSE_MS = 50;
+/** After `stop()`, how long a failing batch is still retried: a broken cluster must not hang the test's cleanup. */
+const RETRY_AFTER_STOP_MS = 30_000;
 
 export interface Ack {
   rows: JsonRow[];
@@ -33,7 +35,7 @@ export interface WriteLoad {
   acksOn(shard: number, since?: number): Ack[];
   /** Every acked row, by id. */
   ackedRows(): JsonRow[];
-  /** Stops taking new keys; a batch still failing is retried until acked. */
+  /** Stops taking new keys; a batch still failing is retried until acked, for a while. */
   stop(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export function startWriteLoad(
   const failures: WriteFailure[] = [];
   let next = 1;
   let stopping = false;
+  let stoppedAt = Number.POSITIVE_INFINITY;
   const writeUntilAcked = async (rows: JsonRow[]) => {
     const firstTriedAt = Date.now();
     for (;;) {
@@ -61,6 +64,7 @@ export function startWriteLoad(
           at: Date.now(),
           code: (err as { code?: string }).code ?? (err as Error).message,
         });
+        if (Date.now() - stoppedAt > RETRY_AFTER_STOP_MS) return;
         await sleep(RETRY_PAUSE_MS);
       }
     }
@@ -81,6 +85,7 @@ export function startWriteLoad(
     ackedRows: () => acks.flatMap((a) => a.rows).sort((a, b) => (a.id as number) - (b.id as number)),
     async stop() {
       stopping = true;
+      stoppedAt = Date.now();
       await Promise.all(running);
     },
   };
