@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
+import { type ErrorCode, toSluiceError } from '../../shared/errors.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 import { eventRows, writeRows } from './rows.ts';
 
@@ -25,7 +26,9 @@ export interface WriteFailure {
   /** When the failed try was sent, and when its error came back. */
   triedAt: number;
   at: number;
-  code: string;
+  /** The code an HTTP client would have been answered with. */
+  code: ErrorCode;
+  message: string;
 }
 
 export interface WriteLoad {
@@ -62,7 +65,8 @@ export function startWriteLoad(
           ids: rows.map((r) => r.id as number),
           triedAt,
           at: Date.now(),
-          code: (err as { code?: string }).code ?? (err as Error).message,
+          code: toSluiceError(err).code,
+          message: (err as Error).message,
         });
         if (Date.now() - stoppedAt > RETRY_AFTER_STOP_MS) return;
         await sleep(RETRY_PAUSE_MS);
