@@ -2,7 +2,6 @@
  * Opens what every Sluice process needs — the store, a Redis connection, the BullMQ work
  * scheduler and the domain API on top — and closes it again in the right order.
  */
-
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/log.ts';
 import { createRedis, type RedisClient } from '../shared/redis/connection.ts';

@@ -3,7 +3,6 @@
  * Redis connection, and by SLUICE_ROLE the HTTP API (`api`), the workers of SLUICE_QUEUES
  * (`worker`) or both (`all`).
  */
-
 import { openApi } from '../../functions/app.ts';
 import { withDashboard } from '../../functions/dashboard.ts';
 import { type HttpServer, startServer } from '../../functions/server.ts';

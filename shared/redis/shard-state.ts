@@ -4,7 +4,6 @@
  * things up; everything here can be rebuilt from the object store (`initialize`), and the
  * store's conditional puts catch whatever a lost or stale Redis gets wrong.
  */
-
 import type { PoisonRecord } from '../lsm/shard-manifest.ts';
 import type { RedisClient } from './connection.ts';
 import { type ShardKeys, shardKeyList, shardKeys } from './shard-keys.ts';

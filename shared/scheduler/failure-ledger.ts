@@ -13,7 +13,6 @@
  *
  * I17: every read below is GET and ZRANGEBYLEX — listing never changes a count or a time.
  */
-
 import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { RedisClient } from '../redis/connection.ts';

@@ -3,7 +3,6 @@
  * (behind the fault-injecting wrapper, which passes everything through until told
  * otherwise), a Redis namespace of its own, and real BullMQ workers.
  */
-
 import { BullmqWorkScheduler } from '../../jobs/bullmq-work-scheduler.ts';
 import type { WorkerQueue } from '../../jobs/queues.ts';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
