@@ -47,6 +47,7 @@ export function createNetHosts(count: number): NetHosts {
   const bridge = `slbr${tag}`;
   const created: string[] = [];
   const remove = () => {
+    process.off('exit', remove);
     for (const namespace of created.splice(0)) {
       try {
         ip('netns', 'del', namespace);
@@ -56,6 +57,8 @@ export function createNetHosts(count: number): NetHosts {
       ip('link', 'del', bridge);
     } catch {}
   };
+  // Namespaces outlive the process that made them: an exit without `remove()` still removes them.
+  process.on('exit', remove);
   try {
     ip('link', 'add', bridge, 'type', 'bridge');
     ip('addr', 'add', `${SUBNET}.1/24`, 'dev', bridge);
