@@ -7,7 +7,7 @@
  * or as soon as its token is no longer configured.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../shared/redis/connection.ts';
 import type { Principal } from './auth.ts';
 
 export const SESSION_SECONDS = 8 * 60 * 60;
@@ -19,7 +19,7 @@ interface StoredSession {
 
 export class DashboardSessions {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -2,9 +2,10 @@
  * Queue names, where each queue's keys live, and the options every job of a queue is
  * added with.
  */
-import type { ConnectionOptions, JobsOptions, QueueBaseOptions } from 'bullmq';
+import type { JobsOptions, QueueBaseOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
+import { queueConnection } from './queue-connection.ts';
 import { attemptsFor, BACKOFF_TYPE } from './retry-policy.ts';
 
 export const QUEUE = {
@@ -36,10 +37,6 @@ export interface TableJobData {
   table: string;
   /** Asked for by an operator (POST /v1/tables/{t}/merge) rather than by the scheduler. */
   manual: boolean;
-}
-
-export function queueConnection(config: Config): ConnectionOptions {
-  return { url: config.redisUrl, maxRetriesPerRequest: null } as ConnectionOptions;
 }
 
 /**

@@ -2,10 +2,9 @@
  * Opens what every Sluice process needs — the store, a Redis connection, the BullMQ work
  * scheduler and the domain API on top — and closes it again in the right order.
  */
-import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/log.ts';
-import { createRedis } from '../shared/redis/connection.ts';
+import { createRedis, type RedisClient } from '../shared/redis/connection.ts';
 import { Sluice } from '../shared/sluice.ts';
 import type { ObjectStore } from '../shared/store/object-store.ts';
 import { openStore } from '../shared/store/open-store.ts';
@@ -15,12 +14,12 @@ export interface Runtime {
   readonly sluice: Sluice;
   readonly scheduler: BullmqWorkScheduler;
   /** Sluice's own Redis connection, for the HTTP functions' idempotency keys. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   close(): Promise<void>;
 }
 
 export function openRuntime(config: Config, log: Logger, store: ObjectStore = openStore(config)): Runtime {
-  const redis = createRedis(config.redisUrl);
+  const redis = createRedis(config);
   const scheduler = new BullmqWorkScheduler(config);
   const sluice = new Sluice({ config, store, redis, scheduler, log });
   return {

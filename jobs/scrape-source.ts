@@ -5,8 +5,8 @@
  * process's own Redis connection, so counting adds no connection.
  */
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { addScrapeSource } from '../shared/metrics.ts';
+import type { RedisClient } from '../shared/redis/connection.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { QUEUE, queueOptions } from './queues.ts';
 
@@ -14,7 +14,7 @@ export interface ScrapeRegistration {
   close(): Promise<void>;
 }
 
-export function registerScrapeSource(sluice: Sluice, redis: Redis): ScrapeRegistration {
+export function registerScrapeSource(sluice: Sluice, redis: RedisClient): ScrapeRegistration {
   const queues = Object.values(QUEUE).map((name) => {
     const queue = new Queue(name, queueOptions(sluice.config, name, redis));
     // Each queue would repeat every error of the one connection; a scrape that cannot read Redis shows as absent gauges.

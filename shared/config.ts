@@ -33,6 +33,14 @@ export type TableSettings = z.infer<typeof TableSettingsSchema>;
 
 export const ConfigSchema = z.object({
   redisUrl: z.string().default('redis://127.0.0.1:6379'),
+  /**
+   * Seed nodes of a Redis Cluster, `host:port` comma-separated; empty = one node at `redisUrl`.
+   * With seeds set, `redisUrl` still gives the TLS (`rediss://`), user name and password of every node.
+   */
+  redisClusterNodes: z
+    .string()
+    .regex(/^$|^[^\s,]+:\d{1,5}(,[^\s,]+:\d{1,5})*$/, 'comma-separated host:port, no spaces')
+    .default(''),
   redisPrefix: z
     .string()
     .regex(/^[A-Za-z0-9_:.-]+$/, 'letters, digits, _ : . - only')
@@ -154,6 +162,7 @@ export type Config = z.infer<typeof ConfigSchema>;
 /** Environment variable → config path. Values are strings; zod coerces them. */
 const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_REDIS_URL', 'redisUrl'],
+  ['SLUICE_REDIS_CLUSTER_NODES', 'redisClusterNodes'],
   ['SLUICE_REDIS_PREFIX', 'redisPrefix'],
   ['SLUICE_STORE_URL', 'storeUrl'],
   ['SLUICE_STORE_FAULT_PLAN', 'storeFaultPlan'],

@@ -81,11 +81,26 @@ export function isSluiceError(err: unknown, code?: ErrorCode): err is SluiceErro
   return err instanceof SluiceError && (code === undefined || err.code === code);
 }
 
-/** Anything that is not a SluiceError is treated as an unexpected, retryable failure. */
+/**
+ * Anything that is not a SluiceError is treated as an unexpected, retryable failure, except
+ * Redis out of reach, which says so: a client then retries a 503, not a 500.
+ */
 export function toSluiceError(err: unknown): SluiceError {
   if (err instanceof SluiceError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new SluiceError('INTERNAL', message, {}, { cause: err });
+  return new SluiceError(isRedisOutage(err) ? 'REDIS_UNAVAILABLE' : 'INTERNAL', message, {}, { cause: err });
+}
+
+/**
+ * How ioredis reports a node or a cluster slot out of reach: a master failing over
+ * (CLUSTERDOWN, a closed connection, redirections run out), a node still loading or read
+ * only after a switch. Known by its message, so that this floor imports no Redis client.
+ */
+const REDIS_OUTAGE =
+  /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|READONLY) |^Too many Cluster redirections|^Connection is closed\.$|^Reached the max retries per request limit/;
+
+function isRedisOutage(err: unknown): boolean {
+  return err instanceof Error && REDIS_OUTAGE.test(err.message);
 }
 
 export function statusOf(code: ErrorCode): number {

@@ -13,8 +13,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { SluiceError } from './errors.ts';
+import type { RedisClient } from './redis/connection.ts';
 
 /** Replaces, or deletes when ARGV[2] is empty, the value only while it is still the caller's marker. */
 const SETTLE = `
@@ -60,7 +60,7 @@ export class IdempotencyStore {
   private readonly scripts: SettleCommand;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly options: IdempotencyOptions,
   ) {

@@ -4,7 +4,6 @@
  * every rule lives in the module it delegates to.
  */
 import type { RecordBatch, Table } from 'apache-arrow';
-import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { ErrorCode } from './errors.ts';
 import { SluiceError } from './errors.ts';
@@ -32,6 +31,7 @@ import { ObjectCache } from './read/object-cache.ts';
 import { lookupRow } from './read/point-lookup.ts';
 import { type ScanPage, scanRows } from './read/scan.ts';
 import { type ShardStats, shardStats } from './read/shard-stats.ts';
+import type { RedisClient } from './redis/connection.ts';
 import { ShardState } from './redis/shard-state.ts';
 import { SchedulerCounters } from './scheduler/counters.ts';
 import { DrainFlags } from './scheduler/drain.ts';
@@ -48,7 +48,7 @@ import type { WorkScheduler } from './work/work-scheduler.ts';
 export interface SluiceDeps {
   config: Config;
   store: ObjectStore;
-  redis: Redis;
+  redis: RedisClient;
   scheduler: WorkScheduler;
   log: Logger;
 }

@@ -3,7 +3,6 @@
  * Redis connection, and by SLUICE_ROLE the HTTP API (`api`), the workers of SLUICE_QUEUES
  * (`worker`) or both (`all`).
  */
-import type { Redis } from 'ioredis';
 import { openApi } from '../../functions/app.ts';
 import { withDashboard } from '../../functions/dashboard.ts';
 import { type HttpServer, startServer } from '../../functions/server.ts';
@@ -12,7 +11,7 @@ import { parseQueues, startWorkers } from '../../jobs/workers.ts';
 import type { Config } from '../../shared/config.ts';
 import { SluiceError } from '../../shared/errors.ts';
 import { type Logger, silentLogger } from '../../shared/log.ts';
-import { createRedis } from '../../shared/redis/connection.ts';
+import { createRedis, type RedisClient } from '../../shared/redis/connection.ts';
 import type { ObjectStore } from '../../shared/store/object-store.ts';
 import { openStore } from '../../shared/store/open-store.ts';
 import { redactRedisUrl } from './redis.ts';
@@ -21,7 +20,7 @@ const REDIS_PING_TIMEOUT_MS = 5_000;
 
 export interface LocalSluice {
   readonly store: ObjectStore;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Where the HTTP API listens; null when this process runs workers only. */
   readonly url: string | null;
   close(): Promise<void>;
@@ -29,9 +28,9 @@ export interface LocalSluice {
 
 export async function runLocal(config: Config, log: Logger = silentLogger): Promise<LocalSluice> {
   const store = openStore(config);
-  let redis: Redis;
+  let redis: RedisClient;
   try {
-    redis = await connectRedis(config.redisUrl, log);
+    redis = await connectRedis(config, log);
   } catch (err) {
     await store.close();
     throw err;
@@ -57,11 +56,10 @@ export async function runLocal(config: Config, log: Logger = silentLogger): Prom
   return { store, redis, url: server?.url ?? null, close: () => close(server) };
 }
 
-async function connectRedis(url: string, log: Logger): Promise<Redis> {
-  const redis = createRedis(url);
-  redis.on('error', (err: Error) =>
-    log.warn({ err, redisUrl: redactRedisUrl(url) }, 'Redis connection error'),
-  );
+async function connectRedis(config: Config, log: Logger): Promise<RedisClient> {
+  const where = redisWhere(config);
+  const redis = createRedis(config);
+  redis.on('error', (err: Error) => log.warn({ err, ...where }, 'Redis connection error'));
   // The connection waits out outages on purpose (BullMQ needs that); at start-up an
   // unreachable Redis must fail instead of hanging.
   const timeout = AbortSignal.timeout(REDIS_PING_TIMEOUT_MS);
@@ -72,11 +70,18 @@ async function connectRedis(url: string, log: Logger): Promise<Redis> {
     redis.disconnect();
     throw new SluiceError(
       'REDIS_UNAVAILABLE',
-      `cannot reach Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`,
-      { redisUrl: redactRedisUrl(url) },
+      `cannot reach Redis at ${Object.values(where)[0]}: ${(err as Error).message}`,
+      where,
       { cause: err },
     );
   }
+}
+
+/** Where this process looks for Redis, fit for a log line: a cluster's seeds, or the URL without its password. */
+export function redisWhere(config: Config): { redisUrl: string } | { redisClusterNodes: string } {
+  return config.redisClusterNodes === ''
+    ? { redisUrl: redactRedisUrl(config.redisUrl) }
+    : { redisClusterNodes: config.redisClusterNodes };
 }
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {

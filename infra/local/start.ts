@@ -5,8 +5,8 @@
 import { loadConfig } from '../../shared/config.ts';
 import { warnUnknownEnv } from '../../shared/unknown-env.ts';
 import { createCliLogger, runCli } from './cli.ts';
-import { ensureRedis, redactRedisUrl } from './redis.ts';
-import { runLocal } from './run-local.ts';
+import { type EnsuredRedis, ensureRedis } from './redis.ts';
+import { redisWhere, runLocal } from './run-local.ts';
 
 const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
@@ -14,13 +14,22 @@ runCli('sluice', async () => {
   const config = loadConfig();
   const log = createCliLogger(config);
   warnUnknownEnv(log);
-  const redis = await ensureRedis(config.redisUrl, log);
+  // A cluster is the operator's to run: a private single node would only hide a wrong seed list.
+  const redis: EnsuredRedis =
+    config.redisClusterNodes === ''
+      ? await ensureRedis(config.redisUrl, log)
+      : { url: config.redisUrl, owned: false, stop: async () => {} };
   try {
     const local = await runLocal({ ...config, redisUrl: redis.url }, log);
     const api =
       local.url === null ? {} : { url: local.url, try: curlLine(local.url, config.tokens.length > 0) };
     log.info(
-      { storeUrl: local.store.url, redisUrl: redactRedisUrl(redis.url), role: config.role, ...api },
+      {
+        storeUrl: local.store.url,
+        ...redisWhere({ ...config, redisUrl: redis.url }),
+        role: config.role,
+        ...api,
+      },
       'sluice ready',
     );
     const signal = await firstSignal();

@@ -4,8 +4,8 @@
  * things up; everything here can be rebuilt from the object store (`initialize`), and the
  * store's conditional puts catch whatever a lost or stale Redis gets wrong.
  */
-import type { Redis } from 'ioredis';
 import type { PoisonRecord } from '../lsm/shard-manifest.ts';
+import type { RedisClient } from './connection.ts';
 import { type ShardKeys, shardKeyList, shardKeys } from './shard-keys.ts';
 
 /** KEYS are shardKeyList's; ARGV[4] is the seq floor the store implies (see `allocate`). */
@@ -119,7 +119,7 @@ export class ShardState {
   private readonly poisonedIndex: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {
     this.poisonedIndex = `${prefix}:{poisoned}:shards`;

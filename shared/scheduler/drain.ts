@@ -12,13 +12,13 @@
  * cache fill racing a change cannot undo it: the change's final SET is unconditional, the
  * fill's is NX.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tableDrainKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 
 export interface DrainFlagsDeps {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   store: ObjectStore;
 }

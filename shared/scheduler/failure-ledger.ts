@@ -13,9 +13,9 @@
  *
  * I17: every read below is GET and ZRANGEBYLEX — listing never changes a count or a time.
  */
-import type { Redis } from 'ioredis';
 import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { RedisClient } from '../redis/connection.ts';
 import { isTableName } from '../table/table-name.ts';
 import { type LedgerEntry, WORK_KINDS, type WorkKind } from './contracts.ts';
 import { isCoolingDown } from './cooldown.ts';
@@ -46,7 +46,7 @@ export interface PageOptions {
 }
 
 export interface FailureLedgerDeps {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   settings: LedgerSettings;
   log: Logger;

@@ -4,7 +4,7 @@
  * compaction), and the last sampled state of every shard. Losing it loses nothing: an
  * empty index makes the next tick sweep every table from the store.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.ts';
 
 export interface SampledShard {
   table: string;
@@ -23,7 +23,7 @@ export class SamplerIndex {
   private readonly sweptKey: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.dirtyKey = `${prefix}:{sampler}:dirty`;

@@ -12,7 +12,7 @@
  * new table under the old name would write objects at the old paths, which any process's
  * read cache may still hold, decoded, from the old table.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.ts';
 import { SluiceError } from '../errors.ts';
 import { shardKeyList, shardKeys } from '../redis/shard-keys.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -20,7 +20,7 @@ import { tableConfigKey, tableDroppedKey, tablePrefix } from './paths.ts';
 import type { TableDef } from './table-def.ts';
 
 export interface TableDropsDeps {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   store: ObjectStore;
 }

@@ -17,6 +17,7 @@ import { createLogger, silentLogger } from '../../shared/log.ts';
 import { createRedis } from '../../shared/redis/connection.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
+import { deleteKeys } from '../support/redis.ts';
 import { type BenchResult, progress } from './measure.ts';
 
 const BATCH = 100_000;
@@ -96,11 +97,9 @@ async function lookupP50Ms(runtime: Runtime, table: TableDef, keys: number): Pro
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 }
 
-async function deleteKeys(url: string, prefix: string): Promise<void> {
-  const connection = createRedis(url);
-  for await (const keys of connection.scanStream({ match: `${prefix}*`, count: 1000 })) {
-    if ((keys as string[]).length > 0) await connection.unlink(...(keys as string[]));
-  }
+async function deletePrefix(url: string, prefix: string): Promise<void> {
+  const connection = createRedis({ redisUrl: url });
+  await deleteKeys(connection, `${prefix}*`);
   connection.disconnect();
 }
 
@@ -163,7 +162,7 @@ export async function* run(): AsyncIterable<BenchResult> {
     }
   } finally {
     await runtime.close();
-    await deleteKeys(redis.url, config.redisPrefix);
+    await deletePrefix(redis.url, config.redisPrefix);
     await redis.stop();
     await rm(dir, { recursive: true, force: true });
   }

@@ -60,6 +60,7 @@ import type { Sluice } from '../../shared/sluice.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
 import type { AppendResult, ShardAck } from '../../shared/wal/append.ts';
+import { deleteKeys } from '../support/redis.ts';
 import { type BenchResult, progress } from './measure.ts';
 
 const INPUTS = ['json', 'arrow'] as const;
@@ -353,11 +354,9 @@ async function openSluice(redisUrl: string, groupCommit: boolean, log: Logger): 
     async close() {
       await workers.close(2_000);
       await runtime.close();
-      const admin = createRedis(redisUrl);
+      const admin = createRedis({ redisUrl });
       try {
-        for await (const keys of admin.scanStream({ match: `${prefix}*`, count: 1000 })) {
-          if ((keys as string[]).length > 0) await admin.unlink(...(keys as string[]));
-        }
+        await deleteKeys(admin, `${prefix}*`);
       } finally {
         admin.disconnect();
       }

@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SluiceError } from '../../shared/errors.ts';
+import type { RedisClient } from '../../shared/redis/connection.ts';
 import { SchedulerCounters } from '../../shared/scheduler/counters.ts';
 import { FailureLedger } from '../../shared/scheduler/failure-ledger.ts';
 import type { LedgerSettings } from '../../shared/scheduler/ledger-entry.ts';
 import { type CapturedLog, captureLog } from '../support/log-capture.ts';
-import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
+import { createRedisNamespace, keysMatching, type RedisNamespace } from '../support/redis.ts';
 
 const DEFAULTS: LedgerSettings = {
   cooldownAfterFailures: 3,
@@ -19,7 +19,7 @@ const seconds = (s: number) => s * 1000;
 
 describe('failure ledger (I15, I17)', () => {
   let ns: RedisNamespace;
-  let redis: Redis;
+  let redis: RedisClient;
   let captured: CapturedLog;
   let counters: SchedulerCounters;
 
@@ -43,7 +43,7 @@ describe('failure ledger (I15, I17)', () => {
 
   /** Every key under the namespace with its value: what a read-only path must leave as it found it. */
   async function snapshot(): Promise<Record<string, unknown>> {
-    const keys = (await redis.keys(`${ns.prefix}*`)).sort();
+    const keys = (await keysMatching(redis, `${ns.prefix}*`)).sort();
     const out: Record<string, unknown> = {};
     for (const key of keys) {
       const type = await redis.type(key);

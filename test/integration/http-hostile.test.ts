@@ -18,7 +18,7 @@ import {
   type TestTokens,
   testTokens,
 } from '../support/http-client.ts';
-import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
+import { createRedisNamespace, keysMatching, type RedisNamespace } from '../support/redis.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 import { fullRow, sampleCreate } from '../support/sample-table.ts';
 import { type ServerProcess, spawnServer } from '../support/server-process.ts';
@@ -251,10 +251,7 @@ describe('hostile input over HTTP writes nothing (I9)', () => {
       for (const object of page) objects.push(`${object.key} ${object.size} ${object.etag}`);
     }
     const redis = namespace.connect();
-    const keys: string[] = [];
-    for await (const found of redis.scanStream({ match: `${namespace.prefix}*`, count: 1000 })) {
-      keys.push(...(found as string[]));
-    }
+    const keys = await keysMatching(redis, `${namespace.prefix}*`);
     const dumps = await Promise.all(
       keys.map(async (key) => `${key} ${(await redis.dumpBuffer(key))?.toString('hex')}`),
     );

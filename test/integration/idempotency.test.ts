@@ -4,14 +4,14 @@
  * held forever by a writer that failed or died.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyStore } from '../../shared/idempotency.ts';
+import type { RedisClient } from '../../shared/redis/connection.ts';
 import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
 
 describe('idempotent writes', () => {
   let namespace: RedisNamespace;
-  let redis: Redis;
+  let redis: RedisClient;
   let store: IdempotencyStore;
   const request = { table: 'events', key: 'batch-1', fingerprint: 'f1' };
 
@@ -103,7 +103,10 @@ describe('idempotent writes', () => {
 
   it('the claim of a writer that died expires after pendingMs: the retry writes', async () => {
     // A claim whose owner never settles it, as a process killed mid-write leaves it.
-    const orphan = new IdempotencyStore(namespace.connect(), namespace.prefix, {
+    const orphanConnection = namespace.connect();
+    // Connected first, so that its claim lands before the retry on a cluster too.
+    await orphanConnection.ping();
+    const orphan = new IdempotencyStore(orphanConnection, namespace.prefix, {
       ttlSeconds: 60,
       pendingMs: 200,
     });

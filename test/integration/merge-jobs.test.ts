@@ -7,6 +7,7 @@ import { runTableWork } from '../../shared/scheduler/table-work.ts';
 import { withTimeBudget } from '../../shared/scheduler/time-budget.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { captureLog } from '../support/log-capture.ts';
+import { deleteKeys, keysMatching } from '../support/redis.ts';
 import {
   eventRows,
   eventsTable,
@@ -334,9 +335,8 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       expect(await h.sluice.drains.isDrained('durable')).toBe(false);
       await h.sluice.drains.setDrain(def, true);
       // Redis restarted empty: every key of the namespace is gone.
-      const keys = await h.redis.keys(`${h.config.redisPrefix}*`);
-      await h.redis.del(...keys);
-      expect(await h.redis.keys(`${h.config.redisPrefix}*`)).toEqual([]);
+      await deleteKeys(h.redis, `${h.config.redisPrefix}*`);
+      expect(await keysMatching(h.redis, `${h.config.redisPrefix}*`)).toEqual([]);
       expect(await h.sluice.drains.isDrained('durable')).toBe(true);
       await h.sluice.drains.setDrain(def, false);
       expect(await h.sluice.drains.isDrained('durable')).toBe(false);

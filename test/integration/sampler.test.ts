@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkKind } from '../../shared/scheduler/contracts.ts';
 import { type SamplerDeps, samplerTick } from '../../shared/scheduler/sampler.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { deleteKeys } from '../support/redis.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
 
 /** The sampler's ports, recording what it asks for; the gates answer from sets the test fills. */
@@ -213,7 +214,5 @@ describe('sampler / scheduler tick (DESIGN.md §3.5)', () => {
 
 /** Redis restarted empty, as far as this test's namespace can tell. */
 async function forgetEverything(h: Harness): Promise<void> {
-  for await (const keys of h.redis.scanStream({ match: `${h.config.redisPrefix}*`, count: 1000 })) {
-    if ((keys as string[]).length > 0) await h.redis.del(...(keys as string[]));
-  }
+  await deleteKeys(h.redis, `${h.config.redisPrefix}*`);
 }

@@ -3,17 +3,17 @@
  * (behind the fault-injecting wrapper, which passes everything through until told
  * otherwise), a Redis namespace of its own, and real BullMQ workers.
  */
-import type { Redis } from 'ioredis';
 import { BullmqWorkScheduler } from '../../jobs/bullmq-work-scheduler.ts';
 import type { WorkerQueue } from '../../jobs/queues.ts';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
+import type { RedisClient } from '../../shared/redis/connection.ts';
 import { Sluice } from '../../shared/sluice.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
-import { createRedisNamespace, type RedisNamespace, testRedisUrl } from './redis.ts';
+import { createRedisNamespace, type RedisNamespace, testRedisTarget } from './redis.ts';
 import { createTempDir, type TempDir } from './temp-dir.ts';
 
 export type ConfigOverrides = Parameters<typeof loadConfig>[1];
@@ -23,7 +23,7 @@ export interface Harness {
   readonly dir: TempDir;
   readonly namespace: RedisNamespace;
   readonly store: FaultyStore;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly sluice: Sluice;
   readonly scheduler: BullmqWorkScheduler;
   workers: WorkerSet | null;
@@ -51,11 +51,14 @@ export async function createHarness(
   const dir = await createTempDir('harness');
   // Shard state, BullMQ and the namespace's cleanup all use the Redis the test chose, so a
   // test that restarts its own Redis wipes seq counters, in-flight marks and poison too.
-  const namespace = createRedisNamespace(overrides.redisUrl ?? testRedisUrl);
+  const namespace = createRedisNamespace({
+    redisUrl: overrides.redisUrl ?? testRedisTarget.redisUrl,
+    redisClusterNodes: overrides.redisClusterNodes ?? testRedisTarget.redisClusterNodes,
+  });
   const config = loadConfig(
     {},
     mergeOverrides(TEST_DEFAULTS, {
-      redisUrl: namespace.url,
+      ...namespace.target,
       redisPrefix: namespace.prefix,
       storeUrl: `file://${dir.path}`,
       ...overrides,

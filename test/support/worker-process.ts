@@ -14,6 +14,7 @@ export function childEnv(config: Config, extra: Record<string, string> = {}): No
   return {
     ...process.env,
     SLUICE_REDIS_URL: config.redisUrl,
+    SLUICE_REDIS_CLUSTER_NODES: config.redisClusterNodes,
     SLUICE_REDIS_PREFIX: config.redisPrefix,
     SLUICE_STORE_URL: config.storeUrl,
     SLUICE_LOG_LEVEL: 'debug',

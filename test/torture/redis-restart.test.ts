@@ -50,7 +50,7 @@ describe('Redis restarted empty (torture, defect 5: shard state lives on the res
     });
 
     await waitFor(() => acked.length >= 300, { message: 'rows acked before the restart' });
-    const restarted = createRedis(redis.url);
+    const restarted = createRedis({ redisUrl: redis.url });
     const seqKey = h.sluice.shardState.keys('amnesia', 0).seq;
     expect(await restarted.exists(seqKey), 'shard state on the Redis the test restarts').toBe(1);
     restarted.disconnect();

@@ -7,6 +7,8 @@ import type { Construct } from 'constructs';
 
 export interface RuntimeEnvProps {
   redisUrl: string;
+  /** Seeds of a Redis Cluster; unset for one primary. */
+  redisClusterNodes?: string;
   redisPrefix: string;
   storeUrl: string;
 }
@@ -14,6 +16,7 @@ export interface RuntimeEnvProps {
 export function runtimeEnv(scope: Construct, props: RuntimeEnvProps): Record<string, string> {
   return {
     SLUICE_REDIS_URL: props.redisUrl,
+    ...(props.redisClusterNodes ? { SLUICE_REDIS_CLUSTER_NODES: props.redisClusterNodes } : {}),
     SLUICE_REDIS_PREFIX: props.redisPrefix,
     SLUICE_STORE_URL: props.storeUrl,
     // The bucket lives in the stack's region; the S3 client must not guess another.

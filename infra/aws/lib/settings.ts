@@ -23,6 +23,12 @@ export interface SluiceSettings {
   redisNodeType: string;
   /** Nodes in the replication group: 1 primary + (n - 1) replicas; 2+ turns on automatic failover. */
   redisNodes: number;
+  /** Redis Cluster mode: keys and queues spread over `redisNodeGroups` shards; `redisNodes` is then unused. */
+  redisClusterMode: boolean;
+  /** Node groups (shards) in cluster mode, each one primary. */
+  redisNodeGroups: number;
+  /** Replicas of each node group's primary in cluster mode; 1+ turns on Multi-AZ failover. */
+  redisReplicasPerNodeGroup: number;
   /** NAT gateways for the workers' image pulls and logs; S3 goes through a gateway endpoint instead. */
   natGateways: number;
   /** Subscribed to the alarm topic when set. */
@@ -37,6 +43,9 @@ export const DEFAULT_SETTINGS: SluiceSettings = {
   workerArchitecture: 'x86_64',
   redisNodeType: 'cache.t4g.small',
   redisNodes: 2,
+  redisClusterMode: false,
+  redisNodeGroups: 3,
+  redisReplicasPerNodeGroup: 1,
   natGateways: 1,
   alarmEmail: undefined,
 };
@@ -53,13 +62,21 @@ export function readSettings(node: Node): SluiceSettings {
     if (value === undefined || value === null || value === '') return undefined;
     return String(value);
   };
-  const integer = (key: keyof SluiceSettings, fallback: number, min: number): number => {
+  const integer = (key: keyof SluiceSettings, fallback: number, min: number, max = Infinity): number => {
     const raw = text(key);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min)
-      throw new Error(`context ${key}=${raw}: expected an integer >= ${min}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new Error(
+        `context ${key}=${raw}: expected an integer >= ${min}${max === Infinity ? '' : ` and <= ${max}`}`,
+      );
     return value;
+  };
+  const flag = (key: keyof SluiceSettings, fallback: boolean): boolean => {
+    const raw = text(key);
+    if (raw === undefined) return fallback;
+    if (raw !== 'true' && raw !== 'false') throw new Error(`context ${key}=${raw}: expected true or false`);
+    return raw === 'true';
   };
   const matching = (key: keyof SluiceSettings, fallback: string, rule: RegExp): string => {
     const value = text(key) ?? fallback;
@@ -78,6 +95,14 @@ export function readSettings(node: Node): SluiceSettings {
     workerArchitecture: architecture,
     redisNodeType: text('redisNodeType') ?? DEFAULT_SETTINGS.redisNodeType,
     redisNodes: integer('redisNodes', DEFAULT_SETTINGS.redisNodes, 1),
+    redisClusterMode: flag('redisClusterMode', DEFAULT_SETTINGS.redisClusterMode),
+    redisNodeGroups: integer('redisNodeGroups', DEFAULT_SETTINGS.redisNodeGroups, 1, 500),
+    redisReplicasPerNodeGroup: integer(
+      'redisReplicasPerNodeGroup',
+      DEFAULT_SETTINGS.redisReplicasPerNodeGroup,
+      0,
+      5,
+    ),
     natGateways: integer('natGateways', DEFAULT_SETTINGS.natGateways, 1),
     alarmEmail: text('alarmEmail'),
   };

@@ -45,9 +45,13 @@ export class SluiceStack extends Stack {
       subnets: this.network.dataSubnets,
       nodeType: settings.redisNodeType,
       nodes: settings.redisNodes,
+      cluster: settings.redisClusterMode
+        ? { nodeGroups: settings.redisNodeGroups, replicasPerNodeGroup: settings.redisReplicasPerNodeGroup }
+        : undefined,
     });
     const environment = runtimeEnv(this, {
       redisUrl: this.redis.url,
+      redisClusterNodes: this.redis.clusterNodes,
       redisPrefix: settings.redisPrefix,
       storeUrl: this.data.storeUrl,
     });

@@ -76,6 +76,9 @@ describe('settings from context', () => {
         workerArchitecture: 'arm64',
         redisNodeType: 'cache.r7g.large',
         redisNodes: '3',
+        redisClusterMode: 'true',
+        redisNodeGroups: '4',
+        redisReplicasPerNodeGroup: '2',
         natGateways: '2',
         alarmEmail: 'oncall@example.com',
       }),
@@ -87,6 +90,9 @@ describe('settings from context', () => {
       workerArchitecture: 'arm64',
       redisNodeType: 'cache.r7g.large',
       redisNodes: 3,
+      redisClusterMode: true,
+      redisNodeGroups: 4,
+      redisReplicasPerNodeGroup: 2,
       natGateways: 2,
       alarmEmail: 'oncall@example.com',
     });
@@ -99,6 +105,9 @@ describe('settings from context', () => {
     [{ workerArchitecture: 'ppc' }, 'workerArchitecture'],
     [{ redisNodes: '0' }, 'redisNodes'],
     [{ natGateways: 'two' }, 'natGateways'],
+    [{ redisClusterMode: 'yes' }, 'redisClusterMode'],
+    [{ redisNodeGroups: '0' }, 'redisNodeGroups'],
+    [{ redisReplicasPerNodeGroup: '6' }, 'redisReplicasPerNodeGroup'],
   ])('refuses %o', (context, key) => {
     expect(() => settingsWith(context)).toThrow(`context ${key}=`);
   });
