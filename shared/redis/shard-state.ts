@@ -8,8 +8,28 @@ import type { Redis } from 'ioredis';
 import type { PoisonRecord } from '../lsm/shard-manifest.ts';
 import { type ShardKeys, shardKeyList, shardKeys } from './shard-keys.ts';
 
-/** KEYS are shardKeyList's; ARGV[4] is the seq floor the store implies (see `allocate`). */
-const ALLOCATE = `
+/**
+ * Applies the completions in ARGV[from..] (triples of seq, rows, bytes). A seq counts only
+ * while it is still marked in flight: a seal that already sealed it, an abandon, or a Redis
+ * that lost the mark since then would otherwise count its bytes twice.
+ */
+const APPLY_COMPLETIONS = `
+local function applyCompletions(from)
+  for i = from, #ARGV, 3 do
+    if redis.call('ZREM', KEYS[2], ARGV[i]) == 1 then
+      redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
+      redis.call('INCRBY', KEYS[4], ARGV[i + 2])
+    end
+  end
+end
+`;
+
+/**
+ * KEYS are shardKeyList's; ARGV[4] is the seq floor the store implies (see `allocate`);
+ * ARGV[5..] are completions of earlier entries, folded into this round trip.
+ */
+const ALLOCATE = `${APPLY_COMPLETIONS}
+applyCompletions(5)
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'UNINITIALIZED'} end
 local poison = redis.call('GET', KEYS[6])
 if poison then return {'POISONED', poison} end
@@ -20,13 +40,12 @@ if unsealed > tonumber(ARGV[3]) then return {'BACKPRESSURE', 'bytes', tostring(u
 if tonumber(redis.call('GET', KEYS[1])) < tonumber(ARGV[4]) then redis.call('SET', KEYS[1], ARGV[4]) end
 local seq = redis.call('INCR', KEYS[1])
 redis.call('ZADD', KEYS[2], ARGV[1], seq)
-return {'OK', tostring(seq)}
+return {'OK', tostring(seq), tostring(unsealed)}
 `;
 
-const COMPLETE = `
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-return redis.call('INCRBY', KEYS[4], ARGV[3])
+const COMPLETE = `${APPLY_COMPLETIONS}
+applyCompletions(1)
+return tonumber(redis.call('GET', KEYS[4]) or '0')
 `;
 
 /** Sets the sealed count unless a newer manifest version already set it. */
@@ -79,10 +98,17 @@ interface ShardScripts {
 }
 
 export type Allocation =
-  | { kind: 'ok'; seq: number }
+  | { kind: 'ok'; seq: number; unsealedBytes: number }
   | { kind: 'uninitialized' }
   | { kind: 'poisoned'; poison: PoisonRecord }
   | { kind: 'backpressure'; reason: 'generations' | 'bytes'; value: number };
+
+/** A WAL entry that became durable: it leaves the in-flight marks and counts as unsealed. */
+export interface Completion {
+  seq: number;
+  rows: number;
+  bytes: number;
+}
 
 export interface AllocationLimits {
   maxUnflushedGenerations: number;
@@ -121,12 +147,14 @@ export class ShardState {
    * overloaded. `seqFloor` is the highest seq the store has sealed: a Redis restored from an
    * old snapshot would otherwise hand out seqs whose entries GC already deleted, and a write
    * there would be acked below the sealed range, where no seal or read ever looks.
+   * `completions` are applied first, whatever the answer, in the same round trip.
    */
   async allocate(
     table: string,
     shard: number,
     limits: AllocationLimits,
     seqFloor: number,
+    completions: readonly Completion[] = [],
   ): Promise<Allocation> {
     const keys = shardKeyList(this.keys(table, shard));
     const [status, ...rest] = await this.scripts.sluiceAllocate(
@@ -135,10 +163,11 @@ export class ShardState {
       limits.maxUnflushedGenerations,
       limits.maxUnsealedBytes,
       seqFloor,
+      ...completionArgs(completions),
     );
     switch (status) {
       case 'OK':
-        return { kind: 'ok', seq: Number(rest[0]) };
+        return { kind: 'ok', seq: Number(rest[0]), unsealedBytes: Number(rest[1]) };
       case 'UNINITIALIZED':
         return { kind: 'uninitialized' };
       case 'POISONED':
@@ -152,12 +181,12 @@ export class ShardState {
     }
   }
 
-  /**
-   * The entry of `seq` is durable: it is no longer in flight and counts as unsealed bytes.
-   * Returns the shard's unsealed bytes after it.
-   */
-  async complete(table: string, shard: number, seq: number, rows: number, bytes: number): Promise<number> {
-    return this.scripts.sluiceComplete(...shardKeyList(this.keys(table, shard)), seq, rows, bytes);
+  /** Applies completions on their own; returns the shard's unsealed bytes after them. */
+  async complete(table: string, shard: number, completions: readonly Completion[]): Promise<number> {
+    return this.scripts.sluiceComplete(
+      ...shardKeyList(this.keys(table, shard)),
+      ...completionArgs(completions),
+    );
   }
 
   /** The writer of `seq` gave up; the seal may declare the seq a hole without waiting. */
@@ -286,4 +315,8 @@ export class ShardState {
     const value = await this.redis.get(this.keys(table, shard).poison);
     return value ? (JSON.parse(value) as PoisonRecord) : null;
   }
+}
+
+function completionArgs(completions: readonly Completion[]): number[] {
+  return completions.flatMap((c) => [c.seq, c.rows, c.bytes]);
 }

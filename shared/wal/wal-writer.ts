@@ -1,8 +1,16 @@
 /**
  * Writes WAL entries for one process. I1: a write resolves only after its entry is durable
- * in the store. With group commit on, writes to one shard that arrive within
- * `groupCommitMs` share one entry, one seq and one put — fewer PUTs under load, the same
- * ack rule: every caller of a group is acked when that put lands, or gets its error.
+ * in the store. With group commit on, the writes to one shard that arrive while its puts
+ * are busy share the next entry, one seq and one put; a write to an idle shard starts its
+ * put at once, so no write ever waits for a window. Several puts of one shard may be in
+ * flight (`maxPutsInFlight`) once enough is waiting for another (`pipelineMinBytes`), so
+ * many writers keep a slow store busy instead of queueing behind one put. Every caller of
+ * a group is acked when its put lands, or gets its error.
+ *
+ * One Redis round trip is on the ack path: the allocation, which also carries the
+ * completions of the shard's earlier entries. What is left after the ack — completions no
+ * allocation picked up, and the seal request — runs in the background, one at a time per
+ * shard, each run covering every entry that landed before it.
  */
 import type { RecordBatch } from 'apache-arrow';
 import type { Config } from '../config.ts';
@@ -10,14 +18,15 @@ import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { poisonedError } from '../lsm/manifest-transitions.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
-import { outcomeOf, walEntryRows, walEntryWrites, walPuts } from '../metrics.ts';
-import type { ShardState } from '../redis/shard-state.ts';
+import { outcomeOf, walEntryRows, walEntryWrites, walPuts, walRedisRoundTrips } from '../metrics.ts';
+import type { Allocation, Completion, ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { syncShard } from './shard-sync.ts';
 import { decodeWalEntry, encodeWalEntry } from './wal-entry.ts';
+import { type WriteGroup, WriteGroups } from './write-group.ts';
 
 export interface WalWriterDeps {
   config: Config;
@@ -28,19 +37,20 @@ export interface WalWriterDeps {
   log: Logger;
 }
 
-interface Waiter {
-  resolve(seq: number): void;
-  reject(err: unknown): void;
-}
-
-interface Group {
+/** What this process knows and owes about one shard's WAL. */
+interface Lane {
   table: TableDef;
   shard: number;
-  batches: RecordBatch[];
-  rows: number;
-  bytes: number;
-  waiters: Waiter[];
-  timer: NodeJS.Timeout | null;
+  groups: WriteGroups;
+  pumpQueued: boolean;
+  putsInFlight: number;
+  /** Entries that landed and are not yet counted in Redis. */
+  completions: Completion[];
+  sealWanted: boolean;
+  unsealedBytes: number;
+  /** The running background run, if any; `again` asks it for one more pass. */
+  background: Promise<void> | null;
+  again: boolean;
 }
 
 /** Seq collisions happen only right after Redis lost its counter; a few fresh seqs settle them. */
@@ -49,82 +59,126 @@ const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
 const FLOOR_REFRESH_MS = 5_000;
 
 export class WalWriter {
-  private readonly groups = new Map<string, Group>();
+  private readonly lanes = new Map<string, Lane>();
   private readonly floors = new Map<string, { value: number; at: number }>();
-  /** Counts of Redis round trips, for the write benchmark. */
-  redisRoundTrips = 0;
 
   constructor(private readonly deps: WalWriterDeps) {}
 
   /** Appends `batch` (WAL schema) to the shard's WAL; resolves with the seq of the durable entry. */
   write(table: TableDef, shard: number, batch: RecordBatch): Promise<number> {
-    const { groupCommitMs } = this.deps.config.wal;
-    if (groupCommitMs === 0) return this.writeEntry(table, shard, [batch]);
+    const lane = this.laneFor(table, shard);
+    if (!this.deps.config.wal.groupCommit) return this.writeEntry(lane, [batch]);
     return new Promise<number>((resolve, reject) => {
-      const group = this.groupFor(table, shard);
-      group.batches.push(batch);
-      group.rows += batch.numRows;
-      group.bytes += batch.data.byteLength;
-      group.waiters.push({ resolve, reject });
-      const { groupCommitMaxBytes, groupCommitMaxRows } = this.deps.config.wal;
-      if (group.bytes >= groupCommitMaxBytes || group.rows >= groupCommitMaxRows) this.release(group);
+      lane.groups.add(batch, { resolve, reject });
+      // A microtask, not a timer: writes made in one synchronous burst share an entry, and
+      // nothing waits on the clock.
+      if (!lane.pumpQueued) {
+        lane.pumpQueued = true;
+        queueMicrotask(() => this.pump(lane));
+      }
     });
   }
 
-  /** Writes every open group now; used at shutdown so no caller waits on a timer. */
-  flushGroups(): void {
-    for (const group of [...this.groups.values()]) this.release(group);
+  /** Resolves once every put has answered and the bookkeeping after it has run. */
+  async settle(): Promise<void> {
+    while (this.lanes.size > 0) {
+      const busy = [...this.lanes.values()].map((lane) => lane.background);
+      if (busy.every((run) => run === null)) return;
+      await Promise.all(busy);
+    }
   }
 
-  private groupFor(table: TableDef, shard: number): Group {
+  private laneFor(table: TableDef, shard: number): Lane {
     const id = `${table.name}/${shard}`;
-    const open = this.groups.get(id);
-    if (open) return open;
-    const group: Group = { table, shard, batches: [], rows: 0, bytes: 0, waiters: [], timer: null };
-    group.timer = setTimeout(() => this.release(group), this.deps.config.wal.groupCommitMs);
-    this.groups.set(id, group);
-    return group;
+    const known = this.lanes.get(id);
+    if (known) {
+      known.table = table;
+      return known;
+    }
+    const { groupCommitMaxBytes, groupCommitMaxRows } = this.deps.config.wal;
+    const lane: Lane = {
+      table,
+      shard,
+      groups: new WriteGroups({ maxBytes: groupCommitMaxBytes, maxRows: groupCommitMaxRows }),
+      pumpQueued: false,
+      putsInFlight: 0,
+      completions: [],
+      sealWanted: false,
+      unsealedBytes: 0,
+      background: null,
+      again: false,
+    };
+    this.lanes.set(id, lane);
+    return lane;
   }
 
-  private release(group: Group): void {
-    const id = `${group.table.name}/${group.shard}`;
-    if (this.groups.get(id) !== group) return;
-    this.groups.delete(id);
-    if (group.timer) clearTimeout(group.timer);
-    this.writeEntry(group.table, group.shard, group.batches).then(
-      (seq) => {
-        for (const waiter of group.waiters) waiter.resolve(seq);
-      },
-      (err: unknown) => {
-        for (const waiter of group.waiters) waiter.reject(err);
-      },
-    );
+  /** Starts a put for each waiting group the pipeline has room for. */
+  private pump(lane: Lane): void {
+    lane.pumpQueued = false;
+    while (lane.groups.length > 0 && this.mayStartPut(lane)) {
+      const group = lane.groups.take()!;
+      lane.putsInFlight++;
+      this.commitGroup(lane, group).finally(() => {
+        lane.putsInFlight--;
+        this.pump(lane);
+      });
+    }
   }
 
-  private async writeEntry(table: TableDef, shard: number, batches: RecordBatch[]): Promise<number> {
+  private mayStartPut(lane: Lane): boolean {
+    const { maxPutsInFlight, pipelineMinBytes } = this.deps.config.wal;
+    if (lane.putsInFlight === 0) return true;
+    if (lane.putsInFlight >= maxPutsInFlight) return false;
+    // A full group has a successor behind it: it cannot grow, so holding it back gains nothing.
+    return lane.groups.length > 1 || lane.groups.headBytes >= pipelineMinBytes;
+  }
+
+  private async commitGroup(lane: Lane, group: WriteGroup): Promise<void> {
+    try {
+      const seq = await this.writeEntry(lane, group.batches);
+      for (const waiter of group.waiters) waiter.resolve(seq);
+    } catch (err) {
+      for (const waiter of group.waiters) waiter.reject(err);
+    }
+  }
+
+  private async writeEntry(lane: Lane, batches: RecordBatch[]): Promise<number> {
+    const { table, shard } = lane;
     const body = encodeWalEntry(batches);
     const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
     for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
-      const seq = await this.allocate(table, shard);
+      const seq = await this.allocate(lane);
       if (await this.putEntry(table, shard, seq, body)) {
         // Every write brings one batch, so the batches are the writes the entry acks.
         walEntryWrites.observe(batches.length);
         walEntryRows.observe(rows);
-        await this.afterDurable(table, shard, seq, rows, body.byteLength);
+        lane.completions.push({ seq, rows, bytes: body.byteLength });
+        lane.sealWanted = true;
+        this.runBackground(lane);
         return seq;
       }
     }
     throw new SluiceError('STORE_CONFLICT', 'could not find a free WAL seq', { table: table.name, shard });
   }
 
-  private async allocate(table: TableDef, shard: number): Promise<number> {
+  private async allocate(lane: Lane): Promise<number> {
+    const { table, shard } = lane;
     const { limits } = this.deps.config;
     for (let attempt = 0; attempt < 3; attempt++) {
-      this.redisRoundTrips++;
       const floor = await this.seqFloor(table.name, shard);
-      const allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor);
+      const completions = lane.completions.splice(0);
+      let allocation: Allocation;
+      try {
+        allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor, completions);
+      } catch (err) {
+        lane.completions.unshift(...completions);
+        throw err;
+      } finally {
+        walRedisRoundTrips.inc({ step: 'allocate' });
+      }
       switch (allocation.kind) {
         case 'ok':
+          lane.unsealedBytes = allocation.unsealedBytes;
           return allocation.seq;
         case 'poisoned':
           throw poisonedError(table.name, shard, allocation.poison);
@@ -176,6 +230,7 @@ export class WalWriter {
     } catch (err) {
       walPuts.inc({ outcome: outcomeOf(err) });
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
+        walRedisRoundTrips.inc({ step: 'abandon' });
         await this.deps.shardState.abandon(table.name, shard, seq).catch(() => undefined);
         throw err;
       }
@@ -191,18 +246,60 @@ export class WalWriter {
     return false;
   }
 
-  /** Bookkeeping after the ack point: a failure here delays sealing, it never un-acks a write. */
-  private async afterDurable(table: TableDef, shard: number, seq: number, rows: number, bytes: number) {
-    try {
-      this.redisRoundTrips += 2;
-      const unsealed = await this.deps.shardState.complete(table.name, shard, seq, rows, bytes);
-      const delayMs = unsealed >= table.settings.maxGenerationBytes ? 0 : table.settings.sealDelayMs;
-      await this.deps.scheduler.requestSeal(table.name, shard, { delayMs });
-    } catch (err) {
-      this.deps.log.warn(
-        { err, table: table.name, shard, seq },
-        'WAL entry durable, but sealing not yet requested',
-      );
+  /** Starts the shard's background run, or asks the running one for another pass. */
+  private runBackground(lane: Lane): void {
+    if (lane.background) {
+      lane.again = true;
+      return;
     }
+    // After the current turn: the caller's next allocation, if it makes one at once, takes
+    // the completions first and saves a round trip.
+    lane.background = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.background(lane))
+      .finally(() => {
+        lane.background = null;
+        this.forgetIfIdle(lane);
+      });
+  }
+
+  /** Bookkeeping after the ack point: a failure here delays sealing, it never un-acks a write. */
+  private async background(lane: Lane): Promise<void> {
+    const { table, shard } = lane;
+    do {
+      lane.again = false;
+      const completions = lane.completions.splice(0);
+      try {
+        if (completions.length > 0) {
+          walRedisRoundTrips.inc({ step: 'complete' });
+          lane.unsealedBytes = await this.deps.shardState.complete(table.name, shard, completions);
+        }
+        if (lane.sealWanted) {
+          lane.sealWanted = false;
+          const full = lane.unsealedBytes >= table.settings.maxGenerationBytes;
+          walRedisRoundTrips.inc({ step: 'seal_request' });
+          await this.deps.scheduler.requestSeal(table.name, shard, {
+            delayMs: full ? 0 : table.settings.sealDelayMs,
+          });
+        }
+      } catch (err) {
+        // The completions come back for the next allocation; Redis counts each seq once.
+        lane.completions.unshift(...completions);
+        this.deps.log.warn(
+          { err, table: table.name, shard, seqs: completions.map((c) => c.seq) },
+          'WAL entry durable, but sealing not yet requested',
+        );
+        return;
+      }
+    } while (lane.again);
+  }
+
+  private forgetIfIdle(lane: Lane): void {
+    const idle =
+      lane.groups.length === 0 &&
+      lane.putsInFlight === 0 &&
+      lane.completions.length === 0 &&
+      !lane.sealWanted &&
+      lane.background === null;
+    if (idle) this.lanes.delete(`${lane.table.name}/${lane.shard}`);
   }
 }
