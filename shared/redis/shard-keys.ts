@@ -17,6 +17,11 @@ export interface ShardKeys {
   sealedVersion: string;
   /** JSON poison record cached from the shard manifest (I7). */
   poison: string;
+  /**
+   * Set (with an expiry) by the allocation that finds no seal pending since the last seal
+   * began; that writer requests the seal, every other one knows a seal will come.
+   */
+  sealArmed: string;
 }
 
 export function shardKeys(prefix: string, table: string, shard: number): ShardKeys {
@@ -29,6 +34,7 @@ export function shardKeys(prefix: string, table: string, shard: number): ShardKe
     sealedCount: `${base}:sealed-count`,
     sealedVersion: `${base}:sealed-version`,
     poison: `${base}:poison`,
+    sealArmed: `${base}:seal-armed`,
   };
 }
 
@@ -42,5 +48,6 @@ export function shardKeyList(keys: ShardKeys): string[] {
     keys.sealedCount,
     keys.poison,
     keys.sealedVersion,
+    keys.sealArmed,
   ];
 }

@@ -8,9 +8,10 @@
  * a group is acked when its put lands, or gets its error.
  *
  * One Redis round trip is on the ack path: the allocation, which also carries the
- * completions of the shard's earlier entries. What is left after the ack — completions no
- * allocation picked up, and the seal request — runs in the background, one at a time per
- * shard, each run covering every entry that landed before it.
+ * completions of the shard's earlier entries and tells whether this write is the first
+ * since the last seal began (it "armed" the seal). Only that writer requests a seal, after
+ * its ack; the others know one is coming. Completions that no allocation picks up are sent
+ * on their own once the shard has been quiet for a moment, before the seal needs them.
  */
 import type { RecordBatch } from 'apache-arrow';
 import type { Config } from '../config.ts';
@@ -51,12 +52,21 @@ interface Lane {
   /** The running background run, if any; `again` asks it for one more pass. */
   background: Promise<void> | null;
   again: boolean;
+  /** Sends the completions if no allocation took them first. */
+  idleTimer: NodeJS.Timeout | null;
 }
 
 /** Seq collisions happen only right after Redis lost its counter; a few fresh seqs settle them. */
 const MAX_SEQ_ATTEMPTS = 5;
 const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
 const FLOOR_REFRESH_MS = 5_000;
+/**
+ * Completions wait at most this long (and at most half the seal delay, so the seal finds
+ * the row counts) for an allocation to carry them; then they are sent on their own.
+ */
+const IDLE_COMPLETE_MS = 100;
+/** An armed seal whose writer never requested it (it died) re-arms after the seal delay and this. */
+const SEAL_ARM_GRACE_MS = 2_000;
 
 export class WalWriter {
   private readonly lanes = new Map<string, Lane>();
@@ -79,11 +89,14 @@ export class WalWriter {
     });
   }
 
-  /** Resolves once every put has answered and the bookkeeping after it has run. */
+  /** Resolves once the bookkeeping of every landed entry has run (at shutdown). */
   async settle(): Promise<void> {
-    while (this.lanes.size > 0) {
-      const busy = [...this.lanes.values()].map((lane) => lane.background);
-      if (busy.every((run) => run === null)) return;
+    for (;;) {
+      for (const lane of this.lanes.values()) {
+        if (lane.idleTimer && lane.completions.length > 0) this.runBackground(lane);
+      }
+      const busy = [...this.lanes.values()].flatMap((lane) => (lane.background ? [lane.background] : []));
+      if (busy.length === 0) return;
       await Promise.all(busy);
     }
   }
@@ -107,6 +120,7 @@ export class WalWriter {
       unsealedBytes: 0,
       background: null,
       again: false,
+      idleTimer: null,
     };
     this.lanes.set(id, lane);
     return lane;
@@ -148,13 +162,23 @@ export class WalWriter {
     const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
     for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
       const seq = await this.allocate(lane);
-      if (await this.putEntry(table, shard, seq, body)) {
+      let landed: boolean;
+      try {
+        landed = await this.putEntry(table, shard, seq, body);
+      } finally {
+        if (lane.sealWanted) this.runBackground(lane);
+      }
+      if (landed) {
         // Every write brings one batch, so the batches are the writes the entry acks.
         walEntryWrites.observe(batches.length);
         walEntryRows.observe(rows);
         lane.completions.push({ seq, rows, bytes: body.byteLength });
-        lane.sealWanted = true;
-        this.runBackground(lane);
+        if (lane.unsealedBytes >= table.settings.maxGenerationBytes) {
+          lane.sealWanted = true;
+          this.runBackground(lane);
+        } else {
+          this.completeWhenIdle(lane);
+        }
         return seq;
       }
     }
@@ -164,12 +188,16 @@ export class WalWriter {
   private async allocate(lane: Lane): Promise<number> {
     const { table, shard } = lane;
     const { limits } = this.deps.config;
+    const sealArmMs = sealArmMsOf(table);
     for (let attempt = 0; attempt < 3; attempt++) {
       const floor = await this.seqFloor(table.name, shard);
       const completions = lane.completions.splice(0);
       let allocation: Allocation;
       try {
-        allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor, completions);
+        allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor, {
+          completions,
+          sealArmMs,
+        });
       } catch (err) {
         lane.completions.unshift(...completions);
         throw err;
@@ -179,6 +207,7 @@ export class WalWriter {
       switch (allocation.kind) {
         case 'ok':
           lane.unsealedBytes = allocation.unsealedBytes;
+          if (allocation.armedSeal) lane.sealWanted = true;
           return allocation.seq;
         case 'poisoned':
           throw poisonedError(table.name, shard, allocation.poison);
@@ -252,8 +281,9 @@ export class WalWriter {
       lane.again = true;
       return;
     }
-    // After the current turn: the caller's next allocation, if it makes one at once, takes
-    // the completions first and saves a round trip.
+    if (lane.idleTimer) clearTimeout(lane.idleTimer);
+    lane.idleTimer = null;
+    // After the current turn: an allocation made at once by the caller takes the completions.
     lane.background = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.background(lane))
       .finally(() => {
@@ -271,7 +301,14 @@ export class WalWriter {
       try {
         if (completions.length > 0) {
           walRedisRoundTrips.inc({ step: 'complete' });
-          lane.unsealedBytes = await this.deps.shardState.complete(table.name, shard, completions);
+          const done = await this.deps.shardState.complete(
+            table.name,
+            shard,
+            completions,
+            sealArmMsOf(table),
+          );
+          lane.unsealedBytes = done.unsealedBytes;
+          if (done.armedSeal) lane.sealWanted = true;
         }
         if (lane.sealWanted) {
           lane.sealWanted = false;
@@ -293,13 +330,29 @@ export class WalWriter {
     } while (lane.again);
   }
 
+  /** Leaves the completions to the next allocation, unless the shard stays quiet. */
+  private completeWhenIdle(lane: Lane): void {
+    if (lane.idleTimer || lane.background) return;
+    const delayMs = Math.min(IDLE_COMPLETE_MS, lane.table.settings.sealDelayMs / 2);
+    lane.idleTimer = setTimeout(() => {
+      lane.idleTimer = null;
+      if (lane.completions.length > 0) this.runBackground(lane);
+      else this.forgetIfIdle(lane);
+    }, delayMs).unref();
+  }
+
   private forgetIfIdle(lane: Lane): void {
     const idle =
       lane.groups.length === 0 &&
       lane.putsInFlight === 0 &&
       lane.completions.length === 0 &&
       !lane.sealWanted &&
-      lane.background === null;
+      lane.background === null &&
+      lane.idleTimer === null;
     if (idle) this.lanes.delete(`${lane.table.name}/${lane.shard}`);
   }
+}
+
+function sealArmMsOf(table: TableDef): number {
+  return table.settings.sealDelayMs + SEAL_ARM_GRACE_MS;
 }

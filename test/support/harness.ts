@@ -75,6 +75,7 @@ export async function createHarness(overrides: ConfigOverrides = {}): Promise<Ha
     },
     createTable: (input) => sluice.catalog.create(input),
     async close() {
+      await sluice.wal.settle();
       await harness.workers?.close(1_000);
       await scheduler.close();
       await namespace.cleanup();
