@@ -77,7 +77,7 @@ export const ConfigSchema = z.object({
       /** WAL puts of one shard in flight at once in this process (group commit on). */
       maxPutsInFlight: int(1).default(4),
       /** With a put already in flight, a further one starts only once this much is waiting. */
-      pipelineMinBytes: int(1).default(256 * 1024),
+      pipelineMinBytes: int(1).default(4 * 1024 * 1024),
       groupCommitMaxBytes: int(1).default(8 * 1024 * 1024),
       groupCommitMaxRows: int(1).default(100_000),
       /** A writer gives up on its WAL put after this long. */

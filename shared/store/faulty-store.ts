@@ -13,6 +13,7 @@ import type {
   ObjectMeta,
   ObjectStore,
   OpOptions,
+  StagedObject,
   StoredObject,
 } from './object-store.ts';
 
@@ -78,7 +79,21 @@ export class FaultyStore implements ObjectStore {
   private rules: ActiveRule[] = [];
   private readonly counts = Object.fromEntries(STORE_OPS.map((op) => [op, 0])) as Record<StoreOp, number>;
 
-  constructor(readonly inner: ObjectStore) {}
+  /** The inner store's staging, with the faults and counts of a put-if-absent on the publish. */
+  readonly stage?: (body: Uint8Array, options?: OpOptions) => Promise<StagedObject>;
+
+  constructor(readonly inner: ObjectStore) {
+    const stage = inner.stage?.bind(inner);
+    if (!stage) return;
+    this.stage = async (body, options) => {
+      const staged = await stage(body, options);
+      return {
+        putIfAbsent: (key, publish) =>
+          this.run('putIfAbsent', key, publish?.signal, () => staged.putIfAbsent(key, publish)),
+        discard: () => staged.discard(),
+      };
+    };
+  }
 
   get url(): string {
     return this.inner.url;

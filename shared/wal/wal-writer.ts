@@ -21,7 +21,7 @@ import { poisonedError } from '../lsm/manifest-transitions.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
 import { outcomeOf, walEntryRows, walEntryWrites, walPuts, walRedisRoundTrips } from '../metrics.ts';
 import type { Allocation, Completion, ShardState } from '../redis/shard-state.ts';
-import type { ObjectStore } from '../store/object-store.ts';
+import type { ObjectStore, StagedObject } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
@@ -160,27 +160,38 @@ export class WalWriter {
     const { table, shard } = lane;
     const body = encodeWalEntry(batches);
     const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
-    for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
-      const seq = await this.allocate(lane);
-      let landed: boolean;
-      try {
-        landed = await this.putEntry(table, shard, seq, body);
-      } finally {
-        if (lane.sealWanted) this.runBackground(lane);
-      }
-      if (landed) {
-        // Every write brings one batch, so the batches are the writes the entry acks.
-        walEntryWrites.observe(batches.length);
-        walEntryRows.observe(rows);
-        lane.completions.push({ seq, rows, bytes: body.byteLength });
-        if (lane.unsealedBytes >= table.settings.maxGenerationBytes) {
-          lane.sealWanted = true;
-          this.runBackground(lane);
-        } else {
-          this.completeWhenIdle(lane);
+    // Where the store can, the bytes reach the disk while Redis allocates the seq naming them.
+    const staging = this.deps.store.stage?.(body) ?? null;
+    staging?.catch(() => undefined);
+    try {
+      for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
+        const seq = await this.allocate(lane);
+        let landed: boolean;
+        try {
+          landed = await this.putEntry(table, shard, seq, body, staging);
+        } finally {
+          if (lane.sealWanted) this.runBackground(lane);
         }
-        return seq;
+        if (landed) {
+          // Every write brings one batch, so the batches are the writes the entry acks.
+          walEntryWrites.observe(batches.length);
+          walEntryRows.observe(rows);
+          lane.completions.push({ seq, rows, bytes: body.byteLength });
+          if (lane.unsealedBytes >= table.settings.maxGenerationBytes) {
+            lane.sealWanted = true;
+            this.runBackground(lane);
+          } else {
+            this.completeWhenIdle(lane);
+          }
+          return seq;
+        }
       }
+    } finally {
+      // After the ack: the published entry is a link of its own.
+      staging?.then(
+        (staged) => staged.discard(),
+        () => undefined,
+      );
     }
     throw new SluiceError('STORE_CONFLICT', 'could not find a free WAL seq', { table: table.name, shard });
   }
@@ -248,12 +259,18 @@ export class WalWriter {
   }
 
   /** True when the entry landed; false when the seq was taken by a real entry (try another). */
-  private async putEntry(table: TableDef, shard: number, seq: number, body: Uint8Array): Promise<boolean> {
+  private async putEntry(
+    table: TableDef,
+    shard: number,
+    seq: number,
+    body: Uint8Array,
+    staging: Promise<StagedObject> | null,
+  ): Promise<boolean> {
     const key = walKey(table.name, shard, seq);
+    const options = { signal: AbortSignal.timeout(this.deps.config.wal.putTimeoutMs) };
     try {
-      await this.deps.store.putIfAbsent(key, body, {
-        signal: AbortSignal.timeout(this.deps.config.wal.putTimeoutMs),
-      });
+      if (staging) await (await staging).putIfAbsent(key, options);
+      else await this.deps.store.putIfAbsent(key, body, options);
       walPuts.inc({ outcome: 'ok' });
       return true;
     } catch (err) {

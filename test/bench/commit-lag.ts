@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ShardAck } from '../../shared/wal/append.ts';
 import { percentile, round } from './write-drive.ts';
 
-const LAG_POLL_MS = 10;
+const LAG_POLL_MS = 25;
 const LAG_SAMPLE_EVERY_MS = 1;
 const LAG_SETTLE_MS = 30_000;
 
