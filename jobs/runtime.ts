@@ -27,7 +27,7 @@ export function openRuntime(config: Config, log: Logger, store: ObjectStore = op
     scheduler,
     redis,
     async close() {
-      sluice.wal.flushGroups();
+      await sluice.wal.settle();
       await scheduler.close();
       await redis.quit();
       await store.close();

@@ -80,8 +80,15 @@ export const ConfigSchema = z.object({
 
   wal: z
     .object({
-      /** Appends to one shard arriving within this window share one WAL entry; 0 = off. */
-      groupCommitMs: int().default(2),
+      /**
+       * Appends to one shard that arrive while its puts are busy share the next WAL entry;
+       * no write ever waits for a window. Off: one entry per append.
+       */
+      groupCommit: z.boolean().default(true),
+      /** WAL puts of one shard in flight at once in this process (group commit on). */
+      maxPutsInFlight: int(1).default(4),
+      /** With a put already in flight, a further one starts only once this much is waiting. */
+      pipelineMinBytes: int(1).default(4 * 1024 * 1024),
       groupCommitMaxBytes: int(1).default(8 * 1024 * 1024),
       groupCommitMaxRows: int(1).default(100_000),
       /** A writer gives up on its WAL put after this long. */
@@ -181,7 +188,9 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_LOG_PRETTY', 'logPretty'],
   ['SLUICE_LOG_SYNC', 'logSync'],
   ['SLUICE_CLOUDWATCH_EMF', 'cloudwatchEmf'],
-  ['SLUICE_WAL_GROUP_COMMIT_MS', 'wal.groupCommitMs'],
+  ['SLUICE_WAL_GROUP_COMMIT', 'wal.groupCommit'],
+  ['SLUICE_WAL_MAX_PUTS_IN_FLIGHT', 'wal.maxPutsInFlight'],
+  ['SLUICE_WAL_PIPELINE_MIN_BYTES', 'wal.pipelineMinBytes'],
   ['SLUICE_WAL_GROUP_COMMIT_MAX_BYTES', 'wal.groupCommitMaxBytes'],
   ['SLUICE_WAL_GROUP_COMMIT_MAX_ROWS', 'wal.groupCommitMaxRows'],
   ['SLUICE_WAL_PUT_TIMEOUT_MS', 'wal.putTimeoutMs'],
@@ -225,6 +234,7 @@ const BOOLEAN_ENV = new Set([
   'SLUICE_LOG_PRETTY',
   'SLUICE_LOG_SYNC',
   'SLUICE_CLOUDWATCH_EMF',
+  'SLUICE_WAL_GROUP_COMMIT',
 ]);
 
 const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = {

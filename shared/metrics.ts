@@ -40,6 +40,13 @@ export const walPuts = new Counter({
   registers: [registry],
 });
 
+export const walRedisRoundTrips = new Counter({
+  name: 'sluice_wal_redis_round_trips_total',
+  help: 'Redis round trips the WAL writer made: allocate (on the ack path, completions folded in), complete and seal_request (after the ack)',
+  labelNames: ['step'] as const,
+  registers: [registry],
+});
+
 export const walEntryWrites = new Histogram({
   name: 'sluice_wal_entry_writes',
   help: 'Writes that shared one durable WAL entry: the group-commit batch size (1 with group commit off)',

@@ -33,6 +33,8 @@ export interface SealOutcome {
 }
 
 const MAX_PLANS = 8;
+/** A follow-up seal for a write still in flight never comes sooner than this. */
+const MIN_FOLLOW_UP_MS = 50;
 
 export async function sealShard(
   deps: SealDeps,
@@ -40,6 +42,7 @@ export async function sealShard(
   shard: number,
   signal?: AbortSignal,
 ): Promise<SealOutcome> {
+  await deps.shardState.disarmSeal(table.name, shard);
   for (let plan = 0; plan < MAX_PLANS; plan++) {
     const manifest = await deps.manifests.read(table.name, shard, signal);
     await assertShardOpen(deps.shardState, manifest);
@@ -88,14 +91,35 @@ export async function sealShard(
       });
     }
     if (committed.sealed.length > 0) await deps.scheduler.requestFlush(table.name, shard);
-    if (frontier.retryAt !== null) {
-      await deps.scheduler.requestSeal(table.name, shard, {
-        delayMs: Math.max(0, frontier.retryAt - Date.now()),
-      });
+    const followUp = await followUpAt(deps, table, shard, frontier.frontier);
+    if (followUp !== null) {
+      await deps.scheduler.requestSeal(table.name, shard, { delayMs: Math.max(0, followUp - Date.now()) });
     }
     return { sealed: changed ? generations : [], holes: holes.written, retryAt: frontier.retryAt };
   }
   throw new SluiceError('STORE_CONFLICT', 'seal kept losing races', { table: table.name, shard });
+}
+
+/**
+ * When another seal must run for writes still in flight past the frontier, or null. Their
+ * writers allocated before this seal disarmed the shard's seal, so none of them asks for
+ * one when its entry lands: this seal does, soon, and by the time the oldest of them
+ * becomes a hole at the latest.
+ */
+async function followUpAt(
+  deps: SealDeps,
+  table: TableDef,
+  shard: number,
+  frontier: number,
+): Promise<number | null> {
+  const now = Date.now();
+  const { holeTimeoutMs } = deps.config.wal;
+  const live = [...(await deps.shardState.inflightAfter(table.name, shard, frontier)).values()].filter(
+    (since) => now - since < holeTimeoutMs,
+  );
+  if (live.length === 0) return null;
+  const soon = now + Math.max(table.settings.sealDelayMs, MIN_FOLLOW_UP_MS);
+  return Math.min(soon, Math.min(...live) + holeTimeoutMs);
 }
 
 /**

@@ -22,6 +22,11 @@ export interface ShardKeys {
    * that read an older manifest never brings back a poison a reopen already cleared.
    */
   poisonVersion: string;
+  /**
+   * Set (with an expiry) by the allocation that finds no seal pending since the last seal
+   * began; that writer requests the seal, every other one knows a seal will come.
+   */
+  sealArmed: string;
 }
 
 export function shardKeys(prefix: string, table: string, shard: number): ShardKeys {
@@ -35,6 +40,7 @@ export function shardKeys(prefix: string, table: string, shard: number): ShardKe
     sealedVersion: `${base}:sealed-version`,
     poison: `${base}:poison`,
     poisonVersion: `${base}:poison-version`,
+    sealArmed: `${base}:seal-armed`,
   };
 }
 
@@ -49,5 +55,6 @@ export function shardKeyList(keys: ShardKeys): string[] {
     keys.poison,
     keys.sealedVersion,
     keys.poisonVersion,
+    keys.sealArmed,
   ];
 }

@@ -8,8 +8,37 @@ import type { PoisonRecord } from '../lsm/shard-manifest.ts';
 import type { RedisClient } from './connection.ts';
 import { type ShardKeys, shardKeyList, shardKeys } from './shard-keys.ts';
 
-/** KEYS are shardKeyList's; ARGV[4] is the seq floor the store implies (see `allocate`). */
-const ALLOCATE = `
+/**
+ * Applies the completions in ARGV[from..] (triples of seq, rows, bytes). A seq counts only
+ * while it is still marked in flight: a seal that already sealed it, an abandon, or a Redis
+ * that lost the mark since then would otherwise count its bytes twice. Returns how many
+ * counted. `arm(ttl)` arms the seal unless one is armed: true when this call armed it.
+ */
+const APPLY_COMPLETIONS = `
+local function applyCompletions(from)
+  local applied = 0
+  for i = from, #ARGV, 3 do
+    if redis.call('ZREM', KEYS[2], ARGV[i]) == 1 then
+      redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
+      redis.call('INCRBY', KEYS[4], ARGV[i + 2])
+      applied = applied + 1
+    end
+  end
+  return applied
+end
+local function arm(ttl)
+  if redis.call('SET', KEYS[9], '1', 'NX', 'PX', ttl) then return '1' end
+  return '0'
+end
+`;
+
+/**
+ * KEYS are shardKeyList's; ARGV[4] is the seq floor the store implies (see `allocate`);
+ * ARGV[5] how long an armed seal stays armed (ms); ARGV[6..] are completions of earlier
+ * entries, folded into this round trip.
+ */
+const ALLOCATE = `${APPLY_COMPLETIONS}
+applyCompletions(6)
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'UNINITIALIZED'} end
 local poison = redis.call('GET', KEYS[6])
 if poison then return {'POISONED', poison} end
@@ -20,13 +49,17 @@ if unsealed > tonumber(ARGV[3]) then return {'BACKPRESSURE', 'bytes', tostring(u
 if tonumber(redis.call('GET', KEYS[1])) < tonumber(ARGV[4]) then redis.call('SET', KEYS[1], ARGV[4]) end
 local seq = redis.call('INCR', KEYS[1])
 redis.call('ZADD', KEYS[2], ARGV[1], seq)
-return {'OK', tostring(seq)}
+return {'OK', tostring(seq), tostring(unsealed), arm(ARGV[5])}
 `;
 
-const COMPLETE = `
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-return redis.call('INCRBY', KEYS[4], ARGV[3])
+/**
+ * ARGV[1] is the arm time (ms), ARGV[2..] completions. An entry that landed after the last
+ * seal began (nothing armed) may have been listed too late for it: arm the next one.
+ */
+const COMPLETE = `${APPLY_COMPLETIONS}
+local armed = '0'
+if applyCompletions(2) > 0 then armed = arm(ARGV[1]) end
+return {redis.call('GET', KEYS[4]) or '0', armed}
 `;
 
 /** Sets the sealed count unless a newer manifest version already set it. */
@@ -91,7 +124,7 @@ type ScriptResult = [string, ...string[]];
 
 interface ShardScripts {
   sluiceAllocate(...args: (string | number)[]): Promise<ScriptResult>;
-  sluiceComplete(...args: (string | number)[]): Promise<number>;
+  sluiceComplete(...args: (string | number)[]): Promise<[string, string]>;
   sluiceSync(...args: (string | number)[]): Promise<number>;
   sluiceRecordSeal(...args: (string | number)[]): Promise<number>;
   sluiceRecordSealedCount(...args: (string | number)[]): Promise<number>;
@@ -99,14 +132,37 @@ interface ShardScripts {
 }
 
 export type Allocation =
-  | { kind: 'ok'; seq: number }
+  | {
+      kind: 'ok';
+      seq: number;
+      unsealedBytes: number;
+      /**
+       * This call armed the shard's seal: its writer must request one once its put has
+       * answered (an earlier entry whose completion it carried may need it too).
+       */
+      armedSeal: boolean;
+    }
   | { kind: 'uninitialized' }
   | { kind: 'poisoned'; poison: PoisonRecord }
   | { kind: 'backpressure'; reason: 'generations' | 'bytes'; value: number };
 
+/** A WAL entry that became durable: it leaves the in-flight marks and counts as unsealed. */
+export interface Completion {
+  seq: number;
+  rows: number;
+  bytes: number;
+}
+
 export interface AllocationLimits {
   maxUnflushedGenerations: number;
   maxUnsealedBytes: number;
+}
+
+export interface AllocationExtras {
+  /** Completions of the shard's earlier entries, applied first whatever the answer. */
+  completions?: readonly Completion[];
+  /** How long an armed seal stays armed when its writer never requests it (it crashed). */
+  sealArmMs: number;
 }
 
 export class ShardState {
@@ -142,12 +198,14 @@ export class ShardState {
    * overloaded. `seqFloor` is the highest seq the store has sealed: a Redis restored from an
    * old snapshot would otherwise hand out seqs whose entries GC already deleted, and a write
    * there would be acked below the sealed range, where no seal or read ever looks.
+   * The first allocation after a seal began arms the next seal (see `disarmSeal`).
    */
   async allocate(
     table: string,
     shard: number,
     limits: AllocationLimits,
     seqFloor: number,
+    extras: AllocationExtras,
   ): Promise<Allocation> {
     const keys = shardKeyList(this.keys(table, shard));
     const [status, ...rest] = await this.scripts.sluiceAllocate(
@@ -156,10 +214,17 @@ export class ShardState {
       limits.maxUnflushedGenerations,
       limits.maxUnsealedBytes,
       seqFloor,
+      extras.sealArmMs,
+      ...completionArgs(extras.completions ?? []),
     );
     switch (status) {
       case 'OK':
-        return { kind: 'ok', seq: Number(rest[0]) };
+        return {
+          kind: 'ok',
+          seq: Number(rest[0]),
+          unsealedBytes: Number(rest[1]),
+          armedSeal: rest[2] === '1',
+        };
       case 'UNINITIALIZED':
         return { kind: 'uninitialized' };
       case 'POISONED':
@@ -174,11 +239,41 @@ export class ShardState {
   }
 
   /**
-   * The entry of `seq` is durable: it is no longer in flight and counts as unsealed bytes.
-   * Returns the shard's unsealed bytes after it.
+   * Applies completions on their own: the shard's unsealed bytes after them, and whether
+   * this armed the seal (the caller must then request one).
    */
-  async complete(table: string, shard: number, seq: number, rows: number, bytes: number): Promise<number> {
-    return this.scripts.sluiceComplete(...shardKeyList(this.keys(table, shard)), seq, rows, bytes);
+  async complete(
+    table: string,
+    shard: number,
+    completions: readonly Completion[],
+    sealArmMs: number,
+  ): Promise<{ unsealedBytes: number; armedSeal: boolean }> {
+    const [unsealed, armed] = await this.scripts.sluiceComplete(
+      ...shardKeyList(this.keys(table, shard)),
+      sealArmMs,
+      ...completionArgs(completions),
+    );
+    return { unsealedBytes: Number(unsealed), armedSeal: armed === '1' };
+  }
+
+  /**
+   * A seal is starting: from now on the next allocation arms another one. A seq allocated
+   * before this whose entry lands after the seal listed the WAL is still marked in flight,
+   * and the seal asks for a follow-up for it (`inflightAfter`).
+   */
+  async disarmSeal(table: string, shard: number): Promise<void> {
+    await this.redis.del(this.keys(table, shard).sealArmed);
+  }
+
+  /** In-flight seqs above `seq` with their allocation times (ms). */
+  async inflightAfter(table: string, shard: number, seq: number): Promise<Map<number, number>> {
+    const flat = await this.redis.zrange(this.keys(table, shard).inflight, 0, -1, 'WITHSCORES');
+    const since = new Map<number, number>();
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const member = Number(flat[i]);
+      if (member > seq) since.set(member, Number(flat[i + 1]));
+    }
+    return since;
   }
 
   /** The writer of `seq` gave up; the seal may declare the seq a hole without waiting. */
@@ -317,4 +412,8 @@ export class ShardState {
     const value = await this.redis.get(this.keys(table, shard).poison);
     return value ? (JSON.parse(value) as PoisonRecord) : null;
   }
+}
+
+function completionArgs(completions: readonly Completion[]): number[] {
+  return completions.flatMap((c) => [c.seq, c.rows, c.bytes]);
 }

@@ -13,6 +13,7 @@ import type {
   ObjectMeta,
   ObjectStore,
   OpOptions,
+  StagedObject,
   StoredObject,
 } from './object-store.ts';
 
@@ -42,8 +43,11 @@ export interface FaultRule {
    * performs it, then the call throws. Omitted: the rule only adds latency.
    */
   fault?: 'fail' | 'lostAck';
-  /** Delay before the call reaches the inner store; the call's AbortSignal cuts it short. */
-  latencyMs?: number;
+  /**
+   * Delay before the call reaches the inner store; the call's AbortSignal cuts it short. A
+   * function is asked once per call, for latency drawn from a distribution.
+   */
+  latencyMs?: number | (() => number);
   /** Code of the thrown error; default STORE_UNAVAILABLE. */
   code?: ErrorCode;
   /** Fire on the next N matching calls, then expire. Default: until heal() or remove(). */
@@ -75,7 +79,21 @@ export class FaultyStore implements ObjectStore {
   private rules: ActiveRule[] = [];
   private readonly counts = Object.fromEntries(STORE_OPS.map((op) => [op, 0])) as Record<StoreOp, number>;
 
-  constructor(readonly inner: ObjectStore) {}
+  /** The inner store's staging, with the faults and counts of a put-if-absent on the publish. */
+  readonly stage?: (body: Uint8Array, options?: OpOptions) => Promise<StagedObject>;
+
+  constructor(readonly inner: ObjectStore) {
+    const stage = inner.stage?.bind(inner);
+    if (!stage) return;
+    this.stage = async (body, options) => {
+      const staged = await stage(body, options);
+      return {
+        putIfAbsent: (key, publish) =>
+          this.run('putIfAbsent', key, publish?.signal, () => staged.putIfAbsent(key, publish)),
+        discard: () => staged.discard(),
+      };
+    };
+  }
 
   get url(): string {
     return this.inner.url;
@@ -180,7 +198,7 @@ export class FaultyStore implements ObjectStore {
     const firing = matching.filter((rule) => rule.spec.fault === undefined || rule === faultRule);
     for (const rule of firing) this.fire(rule);
     return {
-      latencyMs: firing.reduce((sum, rule) => sum + (rule.spec.latencyMs ?? 0), 0),
+      latencyMs: firing.reduce((sum, rule) => sum + latencyOf(rule.spec), 0),
       fault: faultRule?.spec.fault && {
         kind: faultRule.spec.fault,
         code: faultRule.spec.code ?? 'STORE_UNAVAILABLE',
@@ -216,13 +234,18 @@ function activate(spec: FaultRule): ActiveRule {
 
 function ruleProblem({ fault, latencyMs, times, permanent }: FaultRule): string | undefined {
   if (fault === undefined && !latencyMs) return 'a rule needs a fault or a latency';
-  if (latencyMs !== undefined && !(Number.isFinite(latencyMs) && latencyMs >= 0)) {
+  if (typeof latencyMs === 'number' && !(Number.isFinite(latencyMs) && latencyMs >= 0)) {
     return `latencyMs must be >= 0, not ${latencyMs}`;
   }
   if (times === undefined) return undefined;
   if (!Number.isSafeInteger(times) || times < 1) return `times must be a positive integer, not ${times}`;
   if (permanent) return 'a rule that expires after `times` calls cannot be permanent';
   return undefined;
+}
+
+function latencyOf(spec: FaultRule): number {
+  const ms = typeof spec.latencyMs === 'function' ? spec.latencyMs() : (spec.latencyMs ?? 0);
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
 function globToRegExp(glob: string): RegExp {

@@ -36,6 +36,7 @@ import type {
   ObjectMeta,
   ObjectStore,
   OpOptions,
+  StagedObject,
   StoredObject,
 } from './object-store.ts';
 
@@ -131,23 +132,26 @@ export class FsStore implements ObjectStore {
 
   putIfAbsent(key: string, body: Uint8Array, options: OpOptions = {}): Promise<ObjectMeta> {
     return guard('putIfAbsent', key, async () => {
-      const path = this.pathOf(key);
+      this.pathOf(key);
       throwIfAborted(options.signal, 'putIfAbsent');
-      await this.ensureDir(dirname(path));
-      const temp = await this.writeTemp(body, options.signal);
+      const staged = await this.stage(body, options);
       try {
-        // A caller that gave up (a WAL writer past its put timeout) must not land later: the
-        // seal declares its seq a hole only once the hole timeout, longer than that, passed.
-        throwIfAborted(options.signal, 'putIfAbsent');
-        await link(temp.path, path);
-      } catch (err) {
-        if (errnoCode(err) === 'EEXIST') throw await this.existingObjectError(key, path);
-        throw err;
+        return await staged.putIfAbsent(key, options);
       } finally {
-        await removeQuietly(temp.path);
+        await staged.discard();
       }
-      await this.options.syncDirectory(dirname(path));
-      return metaOf(key, temp.stat);
+    });
+  }
+
+  /** The temp file, fsynced; publishing links it to its key and fsyncs the key's directory. */
+  stage(body: Uint8Array, options: OpOptions = {}): Promise<StagedObject> {
+    return guard('stage', RESERVED_SEGMENT, async () => {
+      throwIfAborted(options.signal, 'stage');
+      const temp = await this.writeTemp(body, options.signal);
+      return {
+        putIfAbsent: (key, opts = {}) => this.publish(key, temp, opts.signal),
+        discard: () => removeQuietly(temp.path),
+      };
     });
   }
 
@@ -291,6 +295,23 @@ export class FsStore implements ObjectStore {
     }
     // I1: whoever created the directory, its entry must be durable before anything inside it is acked.
     await this.options.syncDirectory(parent);
+  }
+
+  private publish(key: string, temp: TempFile, signal: AbortSignal | undefined): Promise<ObjectMeta> {
+    return guard('putIfAbsent', key, async () => {
+      const path = this.pathOf(key);
+      await this.ensureDir(dirname(path));
+      // Checked last before the link: a writer that gave up never lands afterwards.
+      throwIfAborted(signal, 'putIfAbsent');
+      try {
+        await link(temp.path, path);
+      } catch (err) {
+        if (errnoCode(err) === 'EEXIST') throw await this.existingObjectError(key, path);
+        throw err;
+      }
+      await this.options.syncDirectory(dirname(path));
+      return metaOf(key, temp.stat);
+    });
   }
 
   private async existingObjectError(key: string, path: string): Promise<SluiceError> {

@@ -39,6 +39,14 @@ export interface ListOptions extends OpOptions {
   pageSize?: number;
 }
 
+/** Bytes written durably where no reader sees them, waiting for their key (see `stage`). */
+export interface StagedObject {
+  /** Publishes the staged bytes at `key` unless an object exists there (PRECONDITION_FAILED). */
+  putIfAbsent(key: string, options?: OpOptions): Promise<ObjectMeta>;
+  /** Frees the staged bytes; the published object, if any, stays. */
+  discard(): Promise<void>;
+}
+
 export interface ObjectStore {
   /** The URL the store was opened from, for logs and errors. */
   readonly url: string;
@@ -49,6 +57,12 @@ export interface ObjectStore {
   put(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta>;
   /** Writes only if no object exists at `key`; otherwise throws PRECONDITION_FAILED. */
   putIfAbsent(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta>;
+  /**
+   * Makes `body` durable before its key is known, so that a caller can decide the key
+   * meanwhile; its put-if-absent is then only the atomic publish. Only stores whose writes
+   * have such a first half offer it (the file store); S3 takes the key with the bytes.
+   */
+  stage?(body: Uint8Array, options?: OpOptions): Promise<StagedObject>;
   /** Writes only if the current object has `etag`; otherwise throws PRECONDITION_FAILED. */
   putIfMatch(key: string, body: Uint8Array, etag: string, options?: OpOptions): Promise<ObjectMeta>;
   /** Pages of objects under `prefix`, in ascending key order. */

@@ -1,8 +1,17 @@
 /**
  * Writes WAL entries for one process. I1: a write resolves only after its entry is durable
- * in the store. With group commit on, writes to one shard that arrive within
- * `groupCommitMs` share one entry, one seq and one put — fewer PUTs under load, the same
- * ack rule: every caller of a group is acked when that put lands, or gets its error.
+ * in the store. With group commit on, the writes to one shard that arrive while its puts
+ * are busy share the next entry, one seq and one put; a write to an idle shard starts its
+ * put at once, so no write ever waits for a window. Several puts of one shard may be in
+ * flight (`maxPutsInFlight`) once enough is waiting for another (`pipelineMinBytes`), so
+ * many writers keep a slow store busy instead of queueing behind one put. Every caller of
+ * a group is acked when its put lands, or gets its error.
+ *
+ * One Redis round trip is on the ack path: the allocation, which also carries the
+ * completions of the shard's earlier entries and tells whether this write is the first
+ * since the last seal began (it "armed" the seal). Only that writer requests a seal, after
+ * its ack; the others know one is coming. Completions that no allocation picks up are sent
+ * on their own once the shard has been quiet for a moment, before the seal needs them.
  */
 import type { RecordBatch } from 'apache-arrow';
 import { type Config, seqFloorTtlMs } from '../config.ts';
@@ -10,14 +19,15 @@ import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { poisonedError } from '../lsm/manifest-transitions.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
-import { outcomeOf, walEntryRows, walEntryWrites, walPuts } from '../metrics.ts';
-import type { ShardState } from '../redis/shard-state.ts';
-import type { ObjectStore } from '../store/object-store.ts';
+import { outcomeOf, walEntryRows, walEntryWrites, walPuts, walRedisRoundTrips } from '../metrics.ts';
+import type { Allocation, Completion, ShardState } from '../redis/shard-state.ts';
+import type { ObjectStore, StagedObject } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { syncShard } from './shard-sync.ts';
 import { decodeWalEntry, encodeWalEntry } from './wal-entry.ts';
+import { type WriteGroup, WriteGroups } from './write-group.ts';
 
 export interface WalWriterDeps {
   config: Config;
@@ -28,104 +38,188 @@ export interface WalWriterDeps {
   log: Logger;
 }
 
-interface Waiter {
-  resolve(seq: number): void;
-  reject(err: unknown): void;
-}
-
-interface Group {
+/** What this process knows and owes about one shard's WAL. */
+interface Lane {
   table: TableDef;
   shard: number;
-  batches: RecordBatch[];
-  rows: number;
-  bytes: number;
-  waiters: Waiter[];
-  timer: NodeJS.Timeout | null;
+  groups: WriteGroups;
+  pumpQueued: boolean;
+  putsInFlight: number;
+  /** Entries that landed and are not yet counted in Redis. */
+  completions: Completion[];
+  sealWanted: boolean;
+  unsealedBytes: number;
+  /** The running background run, if any; `again` asks it for one more pass. */
+  background: Promise<void> | null;
+  again: boolean;
+  /** Sends the completions if no allocation took them first. */
+  idleTimer: NodeJS.Timeout | null;
 }
 
 /** Seq collisions happen only right after Redis lost its counter; a few fresh seqs settle them. */
 const MAX_SEQ_ATTEMPTS = 5;
 const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
+/**
+ * Completions wait at most this long (and at most half the seal delay, so the seal finds
+ * the row counts) for an allocation to carry them; then they are sent on their own.
+ */
+const IDLE_COMPLETE_MS = 100;
+/** An armed seal whose writer never requested it (it died) re-arms after the seal delay and this. */
+const SEAL_ARM_GRACE_MS = 2_000;
 
 export class WalWriter {
-  private readonly groups = new Map<string, Group>();
+  private readonly lanes = new Map<string, Lane>();
   private readonly floors = new Map<string, { value: number; at: number }>();
-  /** Counts of Redis round trips, for the write benchmark. */
-  redisRoundTrips = 0;
 
   constructor(private readonly deps: WalWriterDeps) {}
 
   /** Appends `batch` (WAL schema) to the shard's WAL; resolves with the seq of the durable entry. */
   write(table: TableDef, shard: number, batch: RecordBatch): Promise<number> {
-    const { groupCommitMs } = this.deps.config.wal;
-    if (groupCommitMs === 0) return this.writeEntry(table, shard, [batch]);
+    const lane = this.laneFor(table, shard);
+    if (!this.deps.config.wal.groupCommit) return this.writeEntry(lane, [batch]);
     return new Promise<number>((resolve, reject) => {
-      const group = this.groupFor(table, shard);
-      group.batches.push(batch);
-      group.rows += batch.numRows;
-      group.bytes += batch.data.byteLength;
-      group.waiters.push({ resolve, reject });
-      const { groupCommitMaxBytes, groupCommitMaxRows } = this.deps.config.wal;
-      if (group.bytes >= groupCommitMaxBytes || group.rows >= groupCommitMaxRows) this.release(group);
+      lane.groups.add(batch, { resolve, reject });
+      // A microtask, not a timer: writes made in one synchronous burst share an entry, and
+      // nothing waits on the clock.
+      if (!lane.pumpQueued) {
+        lane.pumpQueued = true;
+        queueMicrotask(() => this.pump(lane));
+      }
     });
   }
 
-  /** Writes every open group now; used at shutdown so no caller waits on a timer. */
-  flushGroups(): void {
-    for (const group of [...this.groups.values()]) this.release(group);
+  /** Resolves once the bookkeeping of every landed entry has run (at shutdown). */
+  async settle(): Promise<void> {
+    for (;;) {
+      for (const lane of this.lanes.values()) {
+        if (lane.idleTimer && lane.completions.length > 0) this.runBackground(lane);
+      }
+      const busy = [...this.lanes.values()].flatMap((lane) => (lane.background ? [lane.background] : []));
+      if (busy.length === 0) return;
+      await Promise.all(busy);
+    }
   }
 
-  private groupFor(table: TableDef, shard: number): Group {
+  private laneFor(table: TableDef, shard: number): Lane {
     const id = `${table.name}/${shard}`;
-    const open = this.groups.get(id);
-    if (open) return open;
-    const group: Group = { table, shard, batches: [], rows: 0, bytes: 0, waiters: [], timer: null };
-    group.timer = setTimeout(() => this.release(group), this.deps.config.wal.groupCommitMs);
-    this.groups.set(id, group);
-    return group;
+    const known = this.lanes.get(id);
+    if (known) {
+      known.table = table;
+      return known;
+    }
+    const { groupCommitMaxBytes, groupCommitMaxRows } = this.deps.config.wal;
+    const lane: Lane = {
+      table,
+      shard,
+      groups: new WriteGroups({ maxBytes: groupCommitMaxBytes, maxRows: groupCommitMaxRows }),
+      pumpQueued: false,
+      putsInFlight: 0,
+      completions: [],
+      sealWanted: false,
+      unsealedBytes: 0,
+      background: null,
+      again: false,
+      idleTimer: null,
+    };
+    this.lanes.set(id, lane);
+    return lane;
   }
 
-  private release(group: Group): void {
-    const id = `${group.table.name}/${group.shard}`;
-    if (this.groups.get(id) !== group) return;
-    this.groups.delete(id);
-    if (group.timer) clearTimeout(group.timer);
-    this.writeEntry(group.table, group.shard, group.batches).then(
-      (seq) => {
-        for (const waiter of group.waiters) waiter.resolve(seq);
-      },
-      (err: unknown) => {
-        for (const waiter of group.waiters) waiter.reject(err);
-      },
-    );
+  /** Starts a put for each waiting group the pipeline has room for. */
+  private pump(lane: Lane): void {
+    lane.pumpQueued = false;
+    while (lane.groups.length > 0 && this.mayStartPut(lane)) {
+      const group = lane.groups.take()!;
+      lane.putsInFlight++;
+      this.commitGroup(lane, group).finally(() => {
+        lane.putsInFlight--;
+        this.pump(lane);
+      });
+    }
   }
 
-  private async writeEntry(table: TableDef, shard: number, batches: RecordBatch[]): Promise<number> {
+  private mayStartPut(lane: Lane): boolean {
+    const { maxPutsInFlight, pipelineMinBytes } = this.deps.config.wal;
+    if (lane.putsInFlight === 0) return true;
+    if (lane.putsInFlight >= maxPutsInFlight) return false;
+    // A full group has a successor behind it: it cannot grow, so holding it back gains nothing.
+    return lane.groups.length > 1 || lane.groups.headBytes >= pipelineMinBytes;
+  }
+
+  private async commitGroup(lane: Lane, group: WriteGroup): Promise<void> {
+    try {
+      const seq = await this.writeEntry(lane, group.batches);
+      for (const waiter of group.waiters) waiter.resolve(seq);
+    } catch (err) {
+      for (const waiter of group.waiters) waiter.reject(err);
+    }
+  }
+
+  private async writeEntry(lane: Lane, batches: RecordBatch[]): Promise<number> {
+    const { table, shard } = lane;
     const body = encodeWalEntry(batches);
     const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
-    for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
-      const { seq, floorAt } = await this.allocate(table, shard);
-      if (await this.putEntry(table, shard, seq, body)) {
-        if (await this.landedBelowSealed(table.name, shard, seq, floorAt)) continue;
-        // Every write brings one batch, so the batches are the writes the entry acks.
-        walEntryWrites.observe(batches.length);
-        walEntryRows.observe(rows);
-        await this.afterDurable(table, shard, seq, rows, body.byteLength);
-        return seq;
+    // Where the store can, the bytes reach the disk while Redis allocates the seq naming them.
+    const staging = this.deps.store.stage?.(body) ?? null;
+    staging?.catch(() => undefined);
+    try {
+      for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
+        const { seq, floorAt } = await this.allocate(lane);
+        let landed: boolean;
+        try {
+          landed = await this.putEntry(table, shard, seq, body, staging);
+        } finally {
+          if (lane.sealWanted) this.runBackground(lane);
+        }
+        if (landed) {
+          if (await this.landedBelowSealed(table.name, shard, seq, floorAt)) continue;
+          // Every write brings one batch, so the batches are the writes the entry acks.
+          walEntryWrites.observe(batches.length);
+          walEntryRows.observe(rows);
+          lane.completions.push({ seq, rows, bytes: body.byteLength });
+          if (lane.unsealedBytes >= table.settings.maxGenerationBytes) {
+            lane.sealWanted = true;
+            this.runBackground(lane);
+          } else {
+            this.completeWhenIdle(lane);
+          }
+          return seq;
+        }
       }
+    } finally {
+      // After the ack: the published entry is a link of its own.
+      staging?.then(
+        (staged) => staged.discard(),
+        () => undefined,
+      );
     }
     throw new SluiceError('STORE_CONFLICT', 'could not find a free WAL seq', { table: table.name, shard });
   }
 
   /** A seq above the floor, and when that floor was read from the manifest. */
-  private async allocate(table: TableDef, shard: number): Promise<{ seq: number; floorAt: number }> {
+  private async allocate(lane: Lane): Promise<{ seq: number; floorAt: number }> {
+    const { table, shard } = lane;
     const { limits } = this.deps.config;
+    const sealArmMs = sealArmMsOf(table);
     for (let attempt = 0; attempt < 3; attempt++) {
-      this.redisRoundTrips++;
       const floor = await this.seqFloor(table.name, shard);
-      const allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor.value);
+      const completions = lane.completions.splice(0);
+      let allocation: Allocation;
+      try {
+        allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor.value, {
+          completions,
+          sealArmMs,
+        });
+      } catch (err) {
+        lane.completions.unshift(...completions);
+        throw err;
+      } finally {
+        walRedisRoundTrips.inc({ step: 'allocate' });
+      }
       switch (allocation.kind) {
         case 'ok':
+          lane.unsealedBytes = allocation.unsealedBytes;
+          if (allocation.armedSeal) lane.sealWanted = true;
           return { seq: allocation.seq, floorAt: floor.at };
         case 'poisoned':
           throw poisonedError(table.name, shard, allocation.poison);
@@ -191,17 +285,24 @@ export class WalWriter {
   }
 
   /** True when the entry landed; false when the seq was taken by a real entry (try another). */
-  private async putEntry(table: TableDef, shard: number, seq: number, body: Uint8Array): Promise<boolean> {
+  private async putEntry(
+    table: TableDef,
+    shard: number,
+    seq: number,
+    body: Uint8Array,
+    staging: Promise<StagedObject> | null,
+  ): Promise<boolean> {
     const key = walKey(table.name, shard, seq);
+    const options = { signal: AbortSignal.timeout(this.deps.config.wal.putTimeoutMs) };
     try {
-      await this.deps.store.putIfAbsent(key, body, {
-        signal: AbortSignal.timeout(this.deps.config.wal.putTimeoutMs),
-      });
+      if (staging) await (await staging).putIfAbsent(key, options);
+      else await this.deps.store.putIfAbsent(key, body, options);
       walPuts.inc({ outcome: 'ok' });
       return true;
     } catch (err) {
       walPuts.inc({ outcome: outcomeOf(err) });
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
+        walRedisRoundTrips.inc({ step: 'abandon' });
         await this.deps.shardState.abandon(table.name, shard, seq).catch(() => undefined);
         throw err;
       }
@@ -217,18 +318,84 @@ export class WalWriter {
     return false;
   }
 
-  /** Bookkeeping after the ack point: a failure here delays sealing, it never un-acks a write. */
-  private async afterDurable(table: TableDef, shard: number, seq: number, rows: number, bytes: number) {
-    try {
-      this.redisRoundTrips += 2;
-      const unsealed = await this.deps.shardState.complete(table.name, shard, seq, rows, bytes);
-      const delayMs = unsealed >= table.settings.maxGenerationBytes ? 0 : table.settings.sealDelayMs;
-      await this.deps.scheduler.requestSeal(table.name, shard, { delayMs });
-    } catch (err) {
-      this.deps.log.warn(
-        { err, table: table.name, shard, seq },
-        'WAL entry durable, but sealing not yet requested',
-      );
+  /** Starts the shard's background run, or asks the running one for another pass. */
+  private runBackground(lane: Lane): void {
+    if (lane.background) {
+      lane.again = true;
+      return;
     }
+    if (lane.idleTimer) clearTimeout(lane.idleTimer);
+    lane.idleTimer = null;
+    // After the current turn: an allocation made at once by the caller takes the completions.
+    lane.background = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.background(lane))
+      .finally(() => {
+        lane.background = null;
+        this.forgetIfIdle(lane);
+      });
   }
+
+  /** Bookkeeping after the ack point: a failure here delays sealing, it never un-acks a write. */
+  private async background(lane: Lane): Promise<void> {
+    const { table, shard } = lane;
+    do {
+      lane.again = false;
+      const completions = lane.completions.splice(0);
+      try {
+        if (completions.length > 0) {
+          walRedisRoundTrips.inc({ step: 'complete' });
+          const done = await this.deps.shardState.complete(
+            table.name,
+            shard,
+            completions,
+            sealArmMsOf(table),
+          );
+          lane.unsealedBytes = done.unsealedBytes;
+          if (done.armedSeal) lane.sealWanted = true;
+        }
+        if (lane.sealWanted) {
+          lane.sealWanted = false;
+          const full = lane.unsealedBytes >= table.settings.maxGenerationBytes;
+          walRedisRoundTrips.inc({ step: 'seal_request' });
+          await this.deps.scheduler.requestSeal(table.name, shard, {
+            delayMs: full ? 0 : table.settings.sealDelayMs,
+          });
+        }
+      } catch (err) {
+        // The completions come back for the next allocation; Redis counts each seq once.
+        lane.completions.unshift(...completions);
+        this.deps.log.warn(
+          { err, table: table.name, shard, seqs: completions.map((c) => c.seq) },
+          'WAL entry durable, but sealing not yet requested',
+        );
+        return;
+      }
+    } while (lane.again);
+  }
+
+  /** Leaves the completions to the next allocation, unless the shard stays quiet. */
+  private completeWhenIdle(lane: Lane): void {
+    if (lane.idleTimer || lane.background) return;
+    const delayMs = Math.min(IDLE_COMPLETE_MS, lane.table.settings.sealDelayMs / 2);
+    lane.idleTimer = setTimeout(() => {
+      lane.idleTimer = null;
+      if (lane.completions.length > 0) this.runBackground(lane);
+      else this.forgetIfIdle(lane);
+    }, delayMs).unref();
+  }
+
+  private forgetIfIdle(lane: Lane): void {
+    const idle =
+      lane.groups.length === 0 &&
+      lane.putsInFlight === 0 &&
+      lane.completions.length === 0 &&
+      !lane.sealWanted &&
+      lane.background === null &&
+      lane.idleTimer === null;
+    if (idle) this.lanes.delete(`${lane.table.name}/${lane.shard}`);
+  }
+}
+
+function sealArmMsOf(table: TableDef): number {
+  return table.settings.sealDelayMs + SEAL_ARM_GRACE_MS;
 }

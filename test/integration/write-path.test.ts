@@ -83,15 +83,16 @@ describe('write path: WAL → seal → flush → reads', () => {
     expect(await readAll(h.sluice, 'routing', 33)).toEqual(eventRows(1, 100));
   });
 
-  it('group commit: concurrent writes to one shard share one WAL entry and are all acked', async () => {
+  it('group commit: concurrent writes to one shard share WAL entries and are all acked', async () => {
     await h.close();
-    h = await createHarness({ wal: { groupCommitMs: 20 } });
+    h = await createHarness({ wal: { groupCommit: true } });
     await h.createTable(eventsTable('group'));
     const acks = await Promise.all(
       Array.from({ length: 10 }, (_, i) => writeRows(h.sluice, 'group', eventRows(i * 10 + 1, i * 10 + 10))),
     );
+    // The first put starts at once; whatever arrives while it is in flight shares the next.
     const seqs = new Set(acks.map((a) => a.shards[0]!.seq));
-    expect(seqs.size).toBe(1);
+    expect(seqs.size).toBeLessThanOrEqual(2);
     expect(await readAll(h.sluice, 'group')).toEqual(eventRows(1, 100));
   });
 

@@ -39,7 +39,7 @@ const TEST_DEFAULTS: ConfigOverrides = {
       ? 'silent'
       : (process.env.SLUICE_TEST_LOG_LEVEL as 'info'),
   flush: { maxRetries: 8, retryBaseMs: 10, retryMaxMs: 100 },
-  wal: { groupCommitMs: 0, putTimeoutMs: 2_000, holeTimeoutMs: 5_000 },
+  wal: { groupCommit: false, putTimeoutMs: 2_000, holeTimeoutMs: 5_000 },
   workers: { lockDurationMs: 5_000, stalledIntervalMs: 2_000, shutdownGraceSeconds: 5 },
 };
 
@@ -85,6 +85,7 @@ export async function createHarness(
     },
     createTable: (input) => sluice.catalog.create(input),
     async close() {
+      await sluice.wal.settle();
       await harness.workers?.close(1_000);
       await scheduler.close();
       await namespace.cleanup();

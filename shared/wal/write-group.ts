@@ -1,0 +1,62 @@
+/**
+ * The writes of one shard waiting for a WAL put, in arrival order. The newest group takes
+ * every write that arrives until it reaches the entry limits; then a new group starts
+ * behind it. Each group becomes one WAL entry: one seq, one put, one answer for all its
+ * writers.
+ */
+import type { RecordBatch } from 'apache-arrow';
+
+export interface Waiter {
+  resolve(seq: number): void;
+  reject(err: unknown): void;
+}
+
+export interface WriteGroup {
+  batches: RecordBatch[];
+  rows: number;
+  bytes: number;
+  waiters: Waiter[];
+}
+
+export interface GroupLimits {
+  maxBytes: number;
+  maxRows: number;
+}
+
+export class WriteGroups {
+  private readonly groups: WriteGroup[] = [];
+
+  constructor(private readonly limits: GroupLimits) {}
+
+  get length(): number {
+    return this.groups.length;
+  }
+
+  /** Bytes of the oldest group, the one the next put would take. */
+  get headBytes(): number {
+    return this.groups[0]?.bytes ?? 0;
+  }
+
+  add(batch: RecordBatch, waiter: Waiter): void {
+    const last = this.groups.at(-1);
+    const group = last && !this.isFull(last) ? last : this.open();
+    group.batches.push(batch);
+    group.rows += batch.numRows;
+    group.bytes += batch.data.byteLength;
+    group.waiters.push(waiter);
+  }
+
+  take(): WriteGroup | undefined {
+    return this.groups.shift();
+  }
+
+  private open(): WriteGroup {
+    const group: WriteGroup = { batches: [], rows: 0, bytes: 0, waiters: [] };
+    this.groups.push(group);
+    return group;
+  }
+
+  private isFull(group: WriteGroup): boolean {
+    return group.bytes >= this.limits.maxBytes || group.rows >= this.limits.maxRows;
+  }
+}

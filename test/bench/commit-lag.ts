@@ -1,0 +1,110 @@
+/**
+ * Ack → L0 commit lag of the write bench. At most one acked write per millisecond is
+ * sampled; a poller reads the shard manifests every 10 ms (through a store of its own, so
+ * its reads are not counted as the pipeline's) and a sample is committed once the WAL
+ * cursor of every shard it wrote has passed its seq. The lag includes the table's
+ * `sealDelayMs`. Settling also waits until every acked entry is in L0, so the store
+ * requests counted up to then are the whole write, seal and flush of the acked rows.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ShardAck } from '../../shared/wal/append.ts';
+import { percentile, round } from './write-drive.ts';
+
+const LAG_POLL_MS = 25;
+const LAG_SAMPLE_EVERY_MS = 1;
+const LAG_SETTLE_MS = 30_000;
+
+interface LagSample {
+  ackAt: number;
+  /** Shards of the write whose WAL cursor has not passed its seq yet. */
+  waiting: number;
+  committedAt: number | null;
+}
+
+export class CommitLag {
+  private readonly waiting = new Map<number, { seq: number; sample: LagSample }[]>();
+  private readonly samples: LagSample[] = [];
+  /** Highest acked seq per shard, and the shard's WAL cursor as last read. */
+  private readonly acked = new Map<number, number>();
+  private readonly cursors = new Map<number, number>();
+  private lastSampleAt = Number.NEGATIVE_INFINITY;
+  private running = true;
+  private readonly polling: Promise<void>;
+
+  constructor(private readonly walCursor: (shard: number) => Promise<number>) {
+    this.polling = this.poll();
+  }
+
+  offer(ackAt: number, shards: readonly ShardAck[]): void {
+    for (const { shard, seq } of shards) this.acked.set(shard, Math.max(seq, this.acked.get(shard) ?? 0));
+    if (ackAt - this.lastSampleAt < LAG_SAMPLE_EVERY_MS) return;
+    this.lastSampleAt = ackAt;
+    const sample: LagSample = { ackAt, waiting: shards.length, committedAt: null };
+    this.samples.push(sample);
+    for (const { shard, seq } of shards) {
+      const list = this.waiting.get(shard);
+      if (list) list.push({ seq, sample });
+      else this.waiting.set(shard, [{ seq, sample }]);
+    }
+  }
+
+  /** Waits (bounded) until every sample and every acked entry committed, then stops polling. */
+  async settle(): Promise<{
+    l0LagMinMs: number;
+    l0LagP50Ms: number;
+    l0LagP99Ms: number;
+    l0LagSamples: number;
+    l0LagUnresolved: number;
+    everyAckCommitted: boolean;
+  }> {
+    const deadline = performance.now() + LAG_SETTLE_MS;
+    while (!this.allCommitted() && performance.now() < deadline) {
+      await sleep(LAG_POLL_MS);
+    }
+    this.running = false;
+    await this.polling;
+    const everyAckCommitted = this.allCommitted();
+    const lags = this.samples
+      .filter((s) => s.committedAt !== null)
+      .map((s) => s.committedAt! - s.ackAt)
+      .sort((a, b) => a - b);
+    return {
+      l0LagMinMs: round(percentile(lags, 0), 1),
+      l0LagP50Ms: round(percentile(lags, 0.5), 1),
+      l0LagP99Ms: round(percentile(lags, 0.99), 1),
+      l0LagSamples: this.samples.length,
+      l0LagUnresolved: this.samples.length - lags.length,
+      everyAckCommitted,
+    };
+  }
+
+  private allCommitted(): boolean {
+    if (this.samples.some((s) => s.committedAt === null)) return false;
+    return [...this.acked].every(([shard, seq]) => (this.cursors.get(shard) ?? 0) >= seq);
+  }
+
+  private async poll(): Promise<void> {
+    while (this.running) {
+      await sleep(LAG_POLL_MS);
+      for (const [shard, seq] of this.acked) {
+        const list = this.waiting.get(shard) ?? [];
+        if (list.length === 0 && (this.cursors.get(shard) ?? 0) >= seq) continue;
+        let cursor: number;
+        try {
+          cursor = await this.walCursor(shard);
+        } catch {
+          continue;
+        }
+        this.cursors.set(shard, cursor);
+        const now = performance.now();
+        // Entries offered while the manifest was read are in `list` too; none is lost.
+        const still = list.filter((entry) => {
+          if (entry.seq > cursor) return true;
+          if (--entry.sample.waiting === 0) entry.sample.committedAt = now;
+          return false;
+        });
+        this.waiting.set(shard, still);
+      }
+    }
+  }
+}

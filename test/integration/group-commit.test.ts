@@ -1,0 +1,172 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import { walRedisRoundTrips } from '../../shared/metrics.ts';
+import { walKey } from '../../shared/table/paths.ts';
+import type { AppendResult } from '../../shared/wal/append.ts';
+import { decodeWalEntry } from '../../shared/wal/wal-entry.ts';
+import { type ConfigOverrides, createHarness, type Harness } from '../support/harness.ts';
+import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const WAL_PUTS = 'tables/*/shards/*/wal/*';
+
+/** The ids in the WAL entry `seq` of shard 0, or null when there is no entry. */
+async function entryIds(h: Harness, table: string, seq: number): Promise<number[] | null> {
+  const object = await h.store.inner.get(walKey(table, 0, seq));
+  if (!object) return null;
+  const entry = decodeWalEntry(object.body, seq);
+  if (entry.kind === 'hole') return [];
+  const def = await h.sluice.table(table);
+  return tableToJsonRows(def.schema, entry.table.select(['id', 'name', 'value'])).map((r) => r.id as number);
+}
+
+async function roundTrips(): Promise<Record<string, number>> {
+  const { values } = await walRedisRoundTrips.get();
+  return Object.fromEntries(values.map((v) => [String(v.labels.step), v.value]));
+}
+
+function tripsSince(before: Record<string, number>, after: Record<string, number>) {
+  const step = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
+  return {
+    allocate: step('allocate'),
+    complete: step('complete'),
+    sealRequest: step('seal_request'),
+    total: step('allocate') + step('complete') + step('seal_request') + step('abandon'),
+  };
+}
+
+/** Ten-row writes w0, w1, … of distinct keys. */
+function rowsOf(write: number) {
+  return eventRows(write * 10 + 1, write * 10 + 10);
+}
+
+function idsOf(...writes: number[]): number[] {
+  return writes.flatMap((w) => rowsOf(w).map((r) => r.id as number));
+}
+
+describe('group commit without a window', () => {
+  let h: Harness;
+
+  async function open(
+    wal: NonNullable<ConfigOverrides>['wal'],
+    table: string,
+    settings: Record<string, unknown> = {},
+  ): Promise<number> {
+    h = await createHarness({ wal });
+    await h.createTable(eventsTable(table, { settings }));
+    return h.store.calls.putIfAbsent;
+  }
+
+  afterEach(() => h.close());
+
+  it('a write to an idle shard puts at once; writes arriving meanwhile share the next entry', async () => {
+    const before = await open({ groupCommit: true }, 'idle');
+    h.store.inject({ op: 'putIfAbsent', key: WAL_PUTS, latencyMs: 150 });
+    const first = writeRows(h.sluice, 'idle', rowsOf(0));
+    await waitFor(() => h.store.calls.putIfAbsent === before + 1, { message: 'the first put started' });
+    const later = [1, 2, 3, 4, 5].map((w) => writeRows(h.sluice, 'idle', rowsOf(w)));
+    const acks = await Promise.all([first, ...later]);
+    expect(acks.map((a) => a.shards[0]!.seq)).toEqual([1, 2, 2, 2, 2, 2]);
+    expect(await entryIds(h, 'idle', 1)).toEqual(idsOf(0));
+    expect(await entryIds(h, 'idle', 2)).toEqual(idsOf(1, 2, 3, 4, 5));
+    expect(h.store.calls.putIfAbsent - before).toBe(2);
+  });
+
+  it('puts to one shard pipeline up to maxPutsInFlight, and what arrives beyond waits for the next', async () => {
+    const before = await open({ groupCommit: true, maxPutsInFlight: 3, pipelineMinBytes: 1 }, 'pipe');
+    h.store.inject({ op: 'putIfAbsent', key: WAL_PUTS, latencyMs: 300 });
+    const writes: Promise<AppendResult>[] = [];
+    for (let w = 0; w < 3; w++) {
+      writes.push(writeRows(h.sluice, 'pipe', rowsOf(w)));
+      await waitFor(() => h.store.calls.putIfAbsent === before + w + 1, { message: `put ${w + 1} started` });
+    }
+    // Three puts in flight: these seven share the fourth entry, which starts when one lands.
+    for (let w = 3; w < 10; w++) writes.push(writeRows(h.sluice, 'pipe', rowsOf(w)));
+    const acks = await Promise.all(writes);
+    expect(acks.map((a) => a.shards[0]!.seq)).toEqual([1, 2, 3, 4, 4, 4, 4, 4, 4, 4]);
+    expect(await entryIds(h, 'pipe', 4)).toEqual(idsOf(3, 4, 5, 6, 7, 8, 9));
+    expect(await readAll(h.sluice, 'pipe')).toEqual(eventRows(1, 100));
+  });
+
+  it('I1: a put that fails mid-pipeline acks none of its writes, and every acked write is in its entry', async () => {
+    const before = await open({ groupCommit: true, maxPutsInFlight: 2, pipelineMinBytes: 1 }, 'fails');
+    h.store.inject({ op: 'putIfAbsent', key: WAL_PUTS, latencyMs: 150 });
+    h.store.inject({ op: 'putIfAbsent', key: walKey('fails', 0, 2), fault: 'fail', times: 1 });
+    const settled: Promise<PromiseSettledResult<AppendResult>[]>[] = [];
+    settled.push(Promise.allSettled([writeRows(h.sluice, 'fails', rowsOf(0))]));
+    await waitFor(() => h.store.calls.putIfAbsent === before + 1, { message: 'put 1 started' });
+    settled.push(Promise.allSettled([1, 2, 3].map((w) => writeRows(h.sluice, 'fails', rowsOf(w)))));
+    await waitFor(() => h.store.calls.putIfAbsent === before + 2, { message: 'put 2 started' });
+    settled.push(Promise.allSettled([4, 5].map((w) => writeRows(h.sluice, 'fails', rowsOf(w)))));
+    const [one, failing, after] = await Promise.all(settled);
+
+    expect(one!.map((r) => r.status === 'fulfilled' && r.value.shards[0]!.seq)).toEqual([1]);
+    for (const result of failing!) {
+      expect(result).toMatchObject({ status: 'rejected', reason: { code: 'STORE_UNAVAILABLE' } });
+    }
+    expect(after!.map((r) => r.status === 'fulfilled' && r.value.shards[0]!.seq)).toEqual([3, 3]);
+    expect(await entryIds(h, 'fails', 1)).toEqual(idsOf(0));
+    expect(await entryIds(h, 'fails', 2)).toBeNull();
+    expect(await entryIds(h, 'fails', 3)).toEqual(idsOf(4, 5));
+    // The failed seq was abandoned, so the seal tombstones it at once and moves past it.
+    const sealed = await h.sluice.seal('fails', 0);
+    expect(sealed.holes).toEqual([2]);
+    expect((await readAll(h.sluice, 'fails')).map((r) => r.id)).toEqual(idsOf(0, 4, 5));
+  });
+
+  it('a write whose put outlasts the seal that began meanwhile is sealed without a later write asking', async () => {
+    await open({ groupCommit: false }, 'late');
+    await writeRows(h.sluice, 'late', rowsOf(0));
+    h.store.inject({ op: 'putIfAbsent', key: walKey('late', 0, 3), latencyMs: 400 });
+    h.startWorkers();
+    // w1 arms the seal; w2 allocates while it is armed, so it asks for none, and lands after
+    // the seal that w1 asked for has listed the WAL.
+    const [w1, w2] = await Promise.all([
+      writeRows(h.sluice, 'late', rowsOf(1)),
+      writeRows(h.sluice, 'late', rowsOf(2)),
+    ]);
+    expect([w1.shards[0]!.seq, w2.shards[0]!.seq]).toEqual([2, 3]);
+    await waitFor(async () => (await h.sluice.manifests.read('late', 0)).walCursor >= 3, {
+      message: 'the late entry in L0',
+    });
+    expect(await readAll(h.sluice, 'late')).toEqual(eventRows(1, 30));
+  });
+
+  it('a lone writer makes one Redis round trip per write on the ack path, and completions ride along', async () => {
+    // The default seal delay: one seal request covers the writes of one seal cycle.
+    await open({ groupCommit: false }, 'trips', { sealDelayMs: 200 });
+    const writes = 20;
+    // The first write of a shard also brings Redis in line with the store.
+    await writeRows(h.sluice, 'trips', rowsOf(writes));
+    const before = await roundTrips();
+    for (let w = 0; w < writes; w++) await writeRows(h.sluice, 'trips', rowsOf(w));
+    const onAckPath = tripsSince(before, await roundTrips());
+    await h.sluice.wal.settle();
+    const all = tripsSince(before, await roundTrips());
+    expect(onAckPath.allocate).toBe(writes);
+    // Three per write before: allocate, complete, seal request.
+    expect(all.total).toBeLessThanOrEqual(writes * 1.5);
+    expect(all.complete + all.sealRequest).toBeLessThan(writes / 2);
+    const stats = await h.sluice.shardStats('trips', 0);
+    expect(stats.frontier).toBe(writes + 1);
+  });
+
+  it('16 writers on one shard share entries: at most a quarter of a Redis round trip per acked write', async () => {
+    await open({ groupCommit: true }, 'many', { sealDelayMs: 200 });
+    const writers = 16;
+    const rounds = 8;
+    await writeRows(h.sluice, 'many', eventRows(0, 0));
+    const before = await roundTrips();
+    await Promise.all(
+      Array.from({ length: writers }, async (_, writer) => {
+        for (let round = 0; round < rounds; round++) {
+          await writeRows(h.sluice, 'many', rowsOf(round * writers + writer));
+        }
+      }),
+    );
+    await h.sluice.wal.settle();
+    const trips = tripsSince(before, await roundTrips());
+    expect(trips.total / (writers * rounds)).toBeLessThanOrEqual(0.25);
+    expect(await readAll(h.sluice, 'many')).toEqual(eventRows(0, writers * rounds * 10));
+  });
+});
