@@ -24,7 +24,7 @@ export function mergeTimeBudget(settings: Config['scheduler']): TimeBudget {
   };
 }
 
-export type BudgetedWork<T> = (options: Required<MergeOptions>) => Promise<T>;
+export type BudgetedWork<T> = (options: Required<Pick<MergeOptions, 'signal' | 'onProgress'>>) => Promise<T>;
 
 /** Runs `work` under `budget`; `what` names it in the error ("merge of table t"). */
 export async function withTimeBudget<T>(budget: TimeBudget, what: string, work: BudgetedWork<T>): Promise<T> {
