@@ -24,17 +24,28 @@ export class BaseDatasets {
 
   constructor(private readonly config: Pick<Config, 'storeUrl' | 's3'>) {}
 
-  /** The dataset at its latest version, created with the table's schema, key and key index when absent. */
+  /**
+   * The dataset at its latest version, created with the table's schema when absent, and
+   * with its unenforced primary key and key index set (each once: a creator that died
+   * between the steps leaves them to the next writer).
+   */
   async openForWrite(table: TableDef): Promise<LanceTable> {
     const { uri, storageOptions } = datasetLocation(this.config, table.name);
     const db = await lancedb.connect(uri, { storageOptions });
-    if ((await db.tableNames()).includes(BASE_TABLE_NAME)) return db.openTable(BASE_TABLE_NAME);
-    const created = await db.createEmptyTable(BASE_TABLE_NAME, lanceSchema(table), { existOk: true });
-    await created.setUnenforcedPrimaryKey([...table.schema.primaryKey]);
-    if (table.schema.primaryKey.length === 1) {
-      await created.createIndex(table.schema.primaryKey[0]!, { config: lancedb.Index.btree() });
+    let handle: LanceTable;
+    try {
+      handle = await db.openTable(BASE_TABLE_NAME);
+    } catch {
+      // Absent, or being created by a concurrent writer: creating again fails, and then it exists.
+      handle = await db
+        .createEmptyTable(BASE_TABLE_NAME, lanceSchema(table))
+        .catch(() => db.openTable(BASE_TABLE_NAME));
     }
-    return created;
+    await withSetupRetries(table, async () => {
+      await handle.checkoutLatest();
+      await ensureKey(handle, table);
+    });
+    return handle;
   }
 
   /** A read-only handle at `version`, shared by every read of that version. */
@@ -65,6 +76,40 @@ export class BaseDatasets {
     return handle;
   }
 }
+
+const SETUP_ATTEMPTS = 4;
+
+/** Two writers setting the key up at once: Lance refuses the second commit; it looks again. */
+async function withSetupRetries(table: TableDef, step: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (attempt >= SETUP_ATTEMPTS) {
+        throw new SluiceError(
+          'STORE_CONFLICT',
+          `setting up the base of ${table.name} kept conflicting`,
+          {
+            table: table.name,
+          },
+          { cause: err },
+        );
+      }
+    }
+  }
+}
+
+async function ensureKey(handle: LanceTable, table: TableDef): Promise<void> {
+  const key = table.schema.primaryKey;
+  const fields = (await handle.schema()).fields;
+  if (!fields.some((f) => f.metadata.has(PRIMARY_KEY_MARK))) await handle.setUnenforcedPrimaryKey([...key]);
+  if (key.length !== 1) return;
+  const indexed = (await handle.listIndices()).some((i) => i.columns.length === 1 && i.columns[0] === key[0]);
+  if (!indexed) await handle.createIndex(key[0]!, { config: lancedb.Index.btree() });
+}
+
+/** The unenforced primary key is kept as this field metadata (its value: the column's place in the key). */
+const PRIMARY_KEY_MARK = 'lance-schema:unenforced-primary-key:position';
 
 /** The table's own columns and types, as LanceDB's Arrow spells them: no internal column. */
 function lanceSchema(table: TableDef) {
