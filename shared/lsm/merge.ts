@@ -123,8 +123,16 @@ export async function runMerge(
     const committed = await commitChange(table, prepared, change);
     options.onProgress?.('write');
     await options.onStep?.('lance-committed');
-    // Another commit landed in between: this one may sit on a zombie's; it is never recorded.
-    if (committed && !committed.clean) continue;
+    if (committed && !committed.clean) {
+      // Another commit landed in between, so this one may sit on a zombie's: it is never
+      // recorded, and the latest version goes back to the recorded content at once.
+      await prepareBase(
+        deps.datasets,
+        table,
+        (await deps.bases.read(table.name, options.signal)).lanceVersion,
+      );
+      continue;
+    }
     const lanceVersion = committed?.version ?? prepared.on;
     try {
       const { changed } = await deps.bases.update(
