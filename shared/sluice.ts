@@ -177,6 +177,8 @@ export class Sluice {
       runOptimize(this, await this.table(tableName), {
         ...options,
         graceMs: this.config.scheduler.gcGraceSeconds * 1000,
+        // The job's ceiling bounds how long an optimize runs.
+        slackMs: this.config.scheduler.mergeCeilingSeconds * 1000,
       }),
     );
   }

@@ -59,6 +59,19 @@ export class BaseDatasets {
     return opening;
   }
 
+  /**
+   * A read of `version` failed: when the version is gone (an optimize removed it), that is
+   * DATA_MISSING and its handle is dropped; anything else is the failure as it came.
+   */
+  async explainReadFailure(table: TableDef, version: number, err: unknown): Promise<unknown> {
+    const { uri, storageOptions } = datasetLocation(this.config, table.name);
+    const db = await lancedb.connect(uri, { storageOptions });
+    const versions = await (await db.openTable(BASE_TABLE_NAME)).listVersions();
+    if (versions.some((v) => v.version === version)) return err;
+    this.pinned.delete(`${table.name}@${version}`);
+    return missingVersion(table, version, err);
+  }
+
   private async openAt(table: TableDef, version: number): Promise<LanceTable> {
     const { uri, storageOptions } = datasetLocation(this.config, table.name);
     const db = await lancedb.connect(uri, { storageOptions });
@@ -66,15 +79,19 @@ export class BaseDatasets {
     try {
       await handle.checkout(version);
     } catch (err) {
-      throw new SluiceError(
-        'DATA_MISSING',
-        `base version ${version} of ${table.name} is gone; start the read again`,
-        { table: table.name, version },
-        { cause: err },
-      );
+      throw missingVersion(table, version, err);
     }
     return handle;
   }
+}
+
+function missingVersion(table: TableDef, version: number, cause: unknown): SluiceError {
+  return new SluiceError(
+    'DATA_MISSING',
+    `base version ${version} of ${table.name} is gone; start the read again`,
+    { table: table.name, version },
+    { cause },
+  );
 }
 
 const SETUP_ATTEMPTS = 4;

@@ -6,13 +6,22 @@
 import type { PreparedBase } from './merge-commit.ts';
 
 /**
- * `keepFrom` is the oldest version a pinned read or scan cursor may still open; every
- * version committed before it goes. Returns the latest version after the optimize.
+ * `keepFrom` is the oldest version a pinned read or scan cursor may still open; versions
+ * committed more than `slackMs` before it go. Returns the latest version after the optimize.
+ *
+ * LanceDB turns the cutoff into an age (now − cutoff) and Lance turns it back into a time
+ * when its cleanup starts, after compaction and the index update: the cutoff then lies
+ * later by as long as those took. `slackMs`, at least the longest an optimize may run,
+ * keeps that drift from ever reaching `keepFrom`.
  */
-export async function optimizeDataset(prepared: PreparedBase, keepFrom: number): Promise<number> {
+export async function optimizeDataset(
+  prepared: PreparedBase,
+  keepFrom: number,
+  slackMs: number,
+): Promise<number> {
   const versions = await prepared.handle.listVersions();
   // A version already gone leaves nothing to protect: the oldest left is the cutoff, removing none.
-  const cutoff = (versions.find((v) => v.version === keepFrom) ?? versions[0])?.timestamp ?? new Date(0);
-  await prepared.handle.optimize({ cleanupOlderThan: cutoff });
+  const kept = (versions.find((v) => v.version === keepFrom) ?? versions[0])?.timestamp.getTime() ?? 0;
+  await prepared.handle.optimize({ cleanupOlderThan: new Date(kept - slackMs) });
   return prepared.handle.version();
 }

@@ -37,7 +37,11 @@ export async function scanBase(
   limit: number,
 ): Promise<RecordBatch[]> {
   const handle = await datasets.at(table, version);
-  return inTableSchema(table, fromLanceArrow(await handle.query().offset(offset).limit(limit).toArrow()));
+  try {
+    return inTableSchema(table, fromLanceArrow(await handle.query().offset(offset).limit(limit).toArrow()));
+  } catch (err) {
+    throw await datasets.explainReadFailure(table, version, err);
+  }
 }
 
 /** Live rows at `version`: Lance answers from the fragments' row counts and deletion files. */

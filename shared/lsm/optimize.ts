@@ -33,7 +33,7 @@ export function optimizeDue(mergesSinceOptimize: number, table: TableDef): boole
 export async function runOptimize(
   deps: OptimizeDeps,
   table: TableDef,
-  options: MergeOptions & { graceMs: number; now?: number },
+  options: MergeOptions & { graceMs: number; slackMs: number; now?: number },
 ): Promise<OptimizeOutcome> {
   const base = await deps.bases.read(table.name, options.signal);
   if (base.lanceVersion === null) return { lanceVersion: null };
@@ -41,7 +41,7 @@ export async function runOptimize(
   const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
   options.onProgress?.('read');
   // Null: every recorded version is younger than the grace period, so all of them are kept.
-  const lanceVersion = await optimizeDataset(prepared, keepFrom ?? 1);
+  const lanceVersion = await optimizeDataset(prepared, keepFrom ?? 1, options.slackMs);
   options.onProgress?.('write');
   try {
     const { changed } = await deps.bases.update(

@@ -13,7 +13,7 @@ import { compareBytes, keyCodecFor } from '../arrow/key-codec.ts';
 import { toArrowSchema } from '../arrow/schema.ts';
 import { takeRows } from '../arrow/take.ts';
 import { scanBase } from '../base/pinned-read.ts';
-import { SluiceError } from '../errors.ts';
+import { isSluiceError, SluiceError } from '../errors.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
@@ -83,7 +83,15 @@ export async function scanRows(
     const codec = keyCodecFor(table.schema);
     while (taken < options.limit && !baseDone) {
       const want = options.limit - taken;
-      const rows = await scanBase(deps.datasets, table, snapshot.base.lanceVersion!, state.baseOffset, want);
+      const rows = await scanBase(
+        deps.datasets,
+        table,
+        snapshot.base.lanceVersion!,
+        state.baseOffset,
+        want,
+      ).catch((err: unknown) => {
+        throw isSluiceError(err, 'DATA_MISSING') ? expiredCursor(table) : err;
+      });
       const fetched = rows.reduce((sum, b) => sum + b.numRows, 0);
       state.baseOffset += fetched;
       baseDone = fetched < want;
@@ -99,6 +107,15 @@ export async function scanRows(
   const ended = state.phase === 'base' && baseDone;
   const rows = batches.length > 0 ? new Table(batches) : new Table(toArrowSchema(table.schema));
   return { rows, next: ended ? null : encodeScanCursor(state) };
+}
+
+/** The cursor outlived the GC grace period, so the versions it pinned may be gone. */
+function expiredCursor(table: TableDef): SluiceError {
+  return new SluiceError(
+    'CURSOR_EXPIRED',
+    'the scan cursor is older than the GC grace period and its snapshot is gone; scan again without after',
+    { table: table.name },
+  );
 }
 
 /**
