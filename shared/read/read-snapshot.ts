@@ -21,7 +21,7 @@ import {
   emptyBaseManifest,
   mergedThrough,
 } from '../lsm/base-manifest.ts';
-import type { ShardManifest, ShardManifestStore } from '../lsm/shard-manifest.ts';
+import { emptyShardManifest, type ShardManifest, type ShardManifestStore } from '../lsm/shard-manifest.ts';
 import { assertShardOpen } from '../lsm/shard-open.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -108,7 +108,9 @@ async function shardRuns(
   signal?: AbortSignal,
 ): Promise<{ manifest: ShardManifest; runs: SortedRun[]; wal: number[] }> {
   const manifest = pin
-    ? await deps.manifests.readVersion(table.name, shard, pin.manifest, signal)
+    ? pin.manifest === 0
+      ? emptyShardManifest(table.name, shard)
+      : await deps.manifests.readVersion(table.name, shard, pin.manifest, signal)
     : await deps.manifests.read(table.name, shard, signal);
   if (!manifest) throw expired(table.name);
   await assertShardOpen(deps.shardState, manifest);
