@@ -169,4 +169,30 @@ describe('merge into the base table (I11, I14)', () => {
     expect(await readAll(h.sluice, 'optimize')).toEqual([...eventRows(4, 6, 2), ...eventRows(7, 10, 1)]);
     expect((await tableStats(h.sluice, await h.sluice.table('optimize'))).baseRows).toBe(7);
   });
+
+  it('a table whose base is in the earlier sorted-run format is refused with the fix named', async () => {
+    await h.createTable(eventsTable('legacy'));
+    await flushedGeneration(h.sluice, 'legacy', eventRows(1, 5));
+    const earlier = {
+      formatVersion: 1,
+      table: 'legacy',
+      version: 1,
+      commitId: 'c',
+      updatedAt: new Date().toISOString(),
+      runs: [],
+      mergedThrough: {},
+      retired: [],
+    };
+    await h.store.putIfAbsent(
+      'tables/legacy/base/_manifest/00000000000000000001.json',
+      new TextEncoder().encode(JSON.stringify(earlier)),
+    );
+    const refused = expect.objectContaining({
+      code: 'BASE_FORMAT_OUTDATED',
+      message: expect.stringContaining('create a new table'),
+    });
+    await expect(h.sluice.merge('legacy')).rejects.toEqual(refused);
+    await expect(h.sluice.scan('legacy', { limit: 10 })).rejects.toEqual(refused);
+    await expect(h.sluice.lookup('legacy', 1)).rejects.toEqual(refused);
+  });
 });
