@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import { SluiceError } from '../errors.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { BASE_TABLE_NAME, datasetLocation } from './dataset-location.ts';
-import { type LanceTable, lancedb, toLanceArrow } from './lance-module.ts';
+import { type LanceTable, lanceDb, toLanceArrow } from './lance-module.ts';
 
 const READ_HANDLES = 64;
 
@@ -31,7 +31,7 @@ export class BaseDatasets {
    */
   async openForWrite(table: TableDef): Promise<LanceTable> {
     const { uri, storageOptions } = datasetLocation(this.config, table.name);
-    const db = await lancedb.connect(uri, { storageOptions });
+    const db = await lanceDb().connect(uri, { storageOptions });
     let handle: LanceTable;
     try {
       handle = await db.openTable(BASE_TABLE_NAME);
@@ -65,7 +65,7 @@ export class BaseDatasets {
    */
   async explainReadFailure(table: TableDef, version: number, err: unknown): Promise<unknown> {
     const { uri, storageOptions } = datasetLocation(this.config, table.name);
-    const db = await lancedb.connect(uri, { storageOptions });
+    const db = await lanceDb().connect(uri, { storageOptions });
     const versions = await (await db.openTable(BASE_TABLE_NAME)).listVersions();
     if (versions.some((v) => v.version === version)) return err;
     this.pinned.delete(`${table.name}@${version}`);
@@ -74,7 +74,7 @@ export class BaseDatasets {
 
   private async openAt(table: TableDef, version: number): Promise<LanceTable> {
     const { uri, storageOptions } = datasetLocation(this.config, table.name);
-    const db = await lancedb.connect(uri, { storageOptions });
+    const db = await lanceDb().connect(uri, { storageOptions });
     const handle = await db.openTable(BASE_TABLE_NAME);
     try {
       await handle.checkout(version);
@@ -122,7 +122,7 @@ async function ensureKey(handle: LanceTable, table: TableDef): Promise<void> {
   if (!fields.some((f) => f.metadata.has(PRIMARY_KEY_MARK))) await handle.setUnenforcedPrimaryKey([...key]);
   if (key.length !== 1) return;
   const indexed = (await handle.listIndices()).some((i) => i.columns.length === 1 && i.columns[0] === key[0]);
-  if (!indexed) await handle.createIndex(key[0]!, { config: lancedb.Index.btree() });
+  if (!indexed) await handle.createIndex(key[0]!, { config: lanceDb().Index.btree() });
 }
 
 /** The unenforced primary key is kept as this field metadata (its value: the column's place in the key). */

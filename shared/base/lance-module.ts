@@ -8,18 +8,25 @@ import { createRequire } from 'node:module';
 import type * as SluiceLance from '@sluice/lance';
 import { type Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 
-const lance = createRequire(import.meta.url)('@sluice/lance') as typeof SluiceLance;
+let loaded: typeof SluiceLance | null = null;
 
-export const lancedb = lance.lancedb;
-export const lanceArrow = lance.arrow;
+/** Loaded on first use: a process that never touches the base (or an HTTP health check) never loads the native module. */
+function lance(): typeof SluiceLance {
+  loaded ??= createRequire(import.meta.url)('@sluice/lance') as typeof SluiceLance;
+  return loaded;
+}
+
+export function lanceDb(): typeof SluiceLance.lancedb {
+  return lance().lancedb;
+}
+
 export type LanceTable = SluiceLance.lancedb.Table;
-export type LanceConnection = SluiceLance.lancedb.Connection;
 export type LanceArrowTable = SluiceLance.arrow.Table;
 
 export function toLanceArrow(table: Table): LanceArrowTable {
-  return lanceArrow.tableFromIPC(tableToIPC(table, 'stream'));
+  return lance().arrow.tableFromIPC(tableToIPC(table, 'stream'));
 }
 
 export function fromLanceArrow(table: LanceArrowTable): Table {
-  return tableFromIPC(lanceArrow.tableToIPC(table, 'stream'));
+  return tableFromIPC(lance().arrow.tableToIPC(table, 'stream'));
 }

@@ -21,7 +21,7 @@ import { openApi } from '../../functions/app.ts';
 import { ensureRedis } from '../../infra/local/redis.ts';
 import { openRuntime, type Runtime } from '../../jobs/runtime.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
-import { lancedb } from '../../shared/base/lance-module.ts';
+import { lanceDb } from '../../shared/base/lance-module.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger, silentLogger } from '../../shared/log.ts';
 import { createRedis } from '../../shared/redis/connection.ts';
@@ -174,7 +174,7 @@ async function scanLance(
   table: string,
   version: number,
 ): Promise<{ rows: number; seconds: number }> {
-  const handle = await (await lancedb.connect(`${dir}/tables/${table}`)).openTable('base');
+  const handle = await (await lanceDb().connect(`${dir}/tables/${table}`)).openTable('base');
   await handle.checkout(version);
   const t0 = performance.now();
   const rows = (await handle.query().toArrow()).numRows;

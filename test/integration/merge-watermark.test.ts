@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
-import { fromLanceArrow, lancedb } from '../../shared/base/lance-module.ts';
+import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
 import type { MergeStep } from '../../shared/lsm/merge.ts';
 import { tableStats } from '../../shared/read/table-stats.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -17,7 +17,7 @@ import { childEnv } from '../support/worker-process.ts';
 
 /** The rows an outside reader sees at the dataset's latest version, in key order. */
 async function latestRows(h: Harness, table: string) {
-  const db = await lancedb.connect(`${h.dir.path}/tables/${table}`);
+  const db = await lanceDb().connect(`${h.dir.path}/tables/${table}`);
   const rows = fromLanceArrow(await (await db.openTable('base')).query().toArrow());
   return inKeyOrder(
     (await h.sluice.table(table)).schema,
