@@ -76,27 +76,37 @@ async function tableWithBase(runtime: Runtime, name: string, baseRows: number): 
   return table;
 }
 
-/** Median seconds and peak RSS of merging 10k rows (half updates, half new) into the table's base. */
+/**
+ * Median seconds of merging 10k rows (half updates, half new) into the table's base, the
+ * peak RSS sampled while merging, and the most the RSS grew during one merge (the process
+ * keeps what building the base left, so the growth is the merge's own figure).
+ */
 async function mergeCost(runtime: Runtime, table: TableDef, baseRows: number, repeats: number) {
   const times: number[] = [];
   let peakRss = 0;
+  let growth = 0;
   for (let r = 0; r < repeats; r++) {
     const updates = rows(1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
     const inserts = rows(baseRows + 1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
     await generation(runtime, table, jsonRowsToRecordBatch(table.schema, [...updates, ...inserts]));
+    const before = process.memoryUsage.rss();
+    let peak = before;
     const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+      peak = Math.max(peak, process.memoryUsage.rss());
     }, 5);
     const t0 = performance.now();
     const outcome = await runtime.sluice.merge(table.name);
     times.push((performance.now() - t0) / 1000);
     clearInterval(sampler);
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    peak = Math.max(peak, process.memoryUsage.rss());
+    peakRss = Math.max(peakRss, peak);
+    growth = Math.max(growth, peak - before);
     if (outcome.merged.length !== 1) throw new Error('the merge merged nothing');
   }
   return {
     seconds: times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!,
     peakRssMb: Math.round(peakRss / 2 ** 20),
+    rssGrowthMb: Math.round(growth / 2 ** 20),
   };
 }
 
@@ -219,6 +229,7 @@ export async function* run(): AsyncIterable<BenchResult> {
         seconds: Math.round(cost.seconds * 1000) / 1000,
         rowsPerSec: Math.round(MERGED_ROWS / cost.seconds),
         peakRssMb: cost.peakRssMb,
+        rssGrowthMb: cost.rssGrowthMb,
       };
     }
     yield {

@@ -95,8 +95,8 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
   it('a zombie merge that commits old generations after newer ones were recorded is never recorded and is undone', async () => {
     await h.createTable(eventsTable('zombie'));
     await flushedGeneration(h.sluice, 'zombie', eventRows(1, 10, 1));
-    let wake = () => undefined as void;
-    let paused = () => undefined as void;
+    let wake: () => void = () => undefined;
+    let paused: () => void = () => undefined;
     let slept = false;
     const asleep = new Promise<void>((resolve) => {
       paused = resolve;
