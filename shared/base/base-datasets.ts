@@ -22,7 +22,18 @@ export class BaseDatasets {
     },
   });
 
-  constructor(private readonly config: Pick<Config, 'storeUrl' | 's3'>) {}
+  /** One session for every handle, so Lance's index and metadata caches are bounded per process. */
+  private session: InstanceType<ReturnType<typeof lanceDb>['Session']> | null = null;
+
+  constructor(private readonly config: Pick<Config, 'storeUrl' | 's3' | 'limits'>) {}
+
+  private connect(table: TableDef) {
+    const { uri, storageOptions } = datasetLocation(this.config, table.name);
+    const db = lanceDb();
+    const bytes = BigInt(this.config.limits.readCacheBytes);
+    this.session ??= new db.Session(bytes, bytes);
+    return db.connect(uri, { storageOptions, session: this.session });
+  }
 
   /**
    * The dataset at its latest version, created with the table's schema when absent, and
@@ -30,8 +41,7 @@ export class BaseDatasets {
    * between the steps leaves them to the next writer).
    */
   async openForWrite(table: TableDef): Promise<LanceTable> {
-    const { uri, storageOptions } = datasetLocation(this.config, table.name);
-    const db = await lanceDb().connect(uri, { storageOptions });
+    const db = await this.connect(table);
     let handle: LanceTable;
     try {
       handle = await db.openTable(BASE_TABLE_NAME);
@@ -64,8 +74,7 @@ export class BaseDatasets {
    * DATA_MISSING and its handle is dropped; anything else is the failure as it came.
    */
   async explainReadFailure(table: TableDef, version: number, err: unknown): Promise<unknown> {
-    const { uri, storageOptions } = datasetLocation(this.config, table.name);
-    const db = await lanceDb().connect(uri, { storageOptions });
+    const db = await this.connect(table);
     const versions = await (await db.openTable(BASE_TABLE_NAME)).listVersions();
     if (versions.some((v) => v.version === version)) return err;
     this.pinned.delete(`${table.name}@${version}`);
@@ -73,8 +82,7 @@ export class BaseDatasets {
   }
 
   private async openAt(table: TableDef, version: number): Promise<LanceTable> {
-    const { uri, storageOptions } = datasetLocation(this.config, table.name);
-    const db = await lanceDb().connect(uri, { storageOptions });
+    const db = await this.connect(table);
     const handle = await db.openTable(BASE_TABLE_NAME);
     try {
       await handle.checkout(version);
