@@ -1,9 +1,9 @@
 /**
  * The Lance side of a merge: bring the dataset's latest version back to the recorded one,
- * then commit the change — the newest row of every upserted key and the removal of every
- * deleted key — as one Lance commit. The commit is "clean" only when it landed right on
- * the version it was built on: then nothing else was committed in between, and its
- * content is the recorded content plus this change. Only a clean commit may be recorded
+ * then commit the change — the removal of every deleted key and the newest row of every
+ * upserted key. The commits are "clean" only when each landed right on the version before
+ * it: then nothing else was committed in between, and the last one's content is the
+ * recorded content plus this change. Only a clean commit may be recorded
  * (see docs/base-table.md, "The merge watermark").
  */
 import type { Table } from 'apache-arrow';
@@ -50,23 +50,35 @@ export async function prepareBase(
   return { handle, on: await handle.version() };
 }
 
-/** Commits `change` on the prepared version; null when there is nothing to commit. */
+/**
+ * Commits `change` on the prepared version: the deletes (a delete filtered on the key,
+ * which Lance answers from the key index), then the upserts (a `mergeInsert` on the key).
+ * Two commits, not `mergeInsert`'s own `whenNotMatchedBySourceDelete`: that one joins the
+ * whole base to find rows missing from the source, so its cost grows with the base
+ * (docs/base-table.md, "The merge watermark"). Clean when each landed right on the one
+ * before it. Null when there is nothing to commit.
+ */
 export async function commitChange(
   table: TableDef,
   prepared: PreparedBase,
   change: BaseChange,
 ): Promise<{ version: number; clean: boolean } | null> {
   if (change.upserts.numRows === 0 && change.deletes.length === 0) return null;
-  let builder = prepared.handle
-    .mergeInsert([...table.schema.primaryKey])
-    .whenMatchedUpdateAll()
-    .whenNotMatchedInsertAll();
+  let on = prepared.on;
+  let clean = true;
   if (change.deletes.length > 0) {
-    // Matched rows are upserts; a deleted key is in the base and not in the source.
-    builder = builder.whenNotMatchedBySourceDelete({
-      where: keysPredicate(keyColumns(table.schema), change.deletes),
-    });
+    const { version } = await prepared.handle.delete(keysPredicate(keyColumns(table.schema), change.deletes));
+    clean &&= version === on + 1;
+    on = version;
   }
-  const { version } = await builder.execute(toLanceArrow(change.upserts));
-  return { version, clean: version === prepared.on + 1 };
+  if (change.upserts.numRows > 0) {
+    const { version } = await prepared.handle
+      .mergeInsert([...table.schema.primaryKey])
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute(toLanceArrow(change.upserts));
+    clean &&= version === on + 1;
+    on = version;
+  }
+  return { version: on, clean };
 }

@@ -2,7 +2,7 @@
  * `npm run bench -- merge`: what a merge into the Lance base costs as the base grows, and
  * what reads of the base cost (I14).
  *
- * - 10k rows (half updates, half new keys) merged into a 100k- and a 1M-row base (and a
+ * - 10k rows (half updates, half new keys) and 100 deletes merged into a 100k- and a 1M-row base (and a
  *   10M-row one with SLUICE_BENCH_MERGE_10M=1): seconds, the ratio largest/smallest
  *   (goal <= 1.5) and the peak RSS sampled while merging (goal: independent of base size).
  * - Point lookups against the largest base: p50/p99 in a cold process (a child that opens
@@ -31,6 +31,10 @@ import { type BenchResult, progress } from './measure.ts';
 
 const BATCH = 100_000;
 const MERGED_ROWS = 10_000;
+/** Keys each measured merge deletes, besides its upserts. */
+const DELETED_KEYS = 100;
+/** Lookups stay below the top keys of the base, where the measured merges delete. */
+const KEPT_CLEAR = 1000;
 const LOOKUPS = 200;
 const SCAN_PAGE = 1000;
 
@@ -42,8 +46,9 @@ function rows(from: number, count: number, version: number) {
   }));
 }
 
-async function generation(runtime: Runtime, table: TableDef, batch: RecordBatch) {
+async function generation(runtime: Runtime, table: TableDef, batch: RecordBatch, deletes: number[] = []) {
   await runtime.sluice.append(table.name, batch);
+  if (deletes.length > 0) await runtime.sluice.delete(table.name, deletes);
   await runtime.sluice.seal(table.name, 0);
   await runtime.sluice.flush(table.name, 0);
 }
@@ -88,7 +93,8 @@ async function mergeCost(runtime: Runtime, table: TableDef, baseRows: number, re
   for (let r = 0; r < repeats; r++) {
     const updates = rows(1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
     const inserts = rows(baseRows + 1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
-    await generation(runtime, table, jsonRowsToRecordBatch(table.schema, [...updates, ...inserts]));
+    const deletes = Array.from({ length: DELETED_KEYS }, (_, i) => baseRows - r * DELETED_KEYS - i);
+    await generation(runtime, table, jsonRowsToRecordBatch(table.schema, [...updates, ...inserts]), deletes);
     const before = process.memoryUsage.rss();
     let peak = before;
     const sampler = setInterval(() => {
@@ -122,7 +128,7 @@ async function lookups(runtime: Runtime, table: string, keys: number, count: num
   const times: number[] = [];
   const bytes: number[] = [];
   for (let i = 0; i < count; i++) {
-    const key = 1 + ((seed + i * 104_729) % keys);
+    const key = 1 + ((seed + i * 104_729) % (keys - KEPT_CLEAR));
     const before = readBytes();
     const t0 = performance.now();
     const found = await runtime.sluice.lookup(table, key);
@@ -225,6 +231,7 @@ export async function* run(): AsyncIterable<BenchResult> {
         case: `merge-10000rows-into-${baseRows}`,
         system: 'sluice',
         rows: MERGED_ROWS,
+        deletes: DELETED_KEYS,
         baseRows,
         seconds: Math.round(cost.seconds * 1000) / 1000,
         rowsPerSec: Math.round(MERGED_ROWS / cost.seconds),
@@ -325,7 +332,7 @@ async function coldLookupChild(table: string, keys: number, seed: number): Promi
   await runtime.sluice.bases.read(table);
   // The module's own files are read once per process, not per lookup: loaded before measuring.
   lanceDb();
-  const key = 1 + (seed % keys);
+  const key = 1 + (seed % (keys - KEPT_CLEAR));
   const before = readBytes();
   const t0 = performance.now();
   const found = await runtime.sluice.lookup(table, key);
