@@ -1,9 +1,9 @@
 /**
- * Merge: committed L0 generations go into the base table's Lance dataset as one Lance
- * commit (the newest row per key upserted, deleted keys removed), and the shards'
- * watermarks advance with the Lance version in one base-manifest commit. Only L0 files
- * are read, and the upsert finds existing keys through the key index, so a merge costs
- * what it merges (I14). Reading the inputs takes no lock: writes, flushes and reads go on
+ * Merge: committed L0 generations go into the base table's Lance dataset (deleted keys
+ * removed, the newest row per key upserted), and the shards' watermarks advance with the
+ * Lance version in one base-manifest commit. Only L0 files are read, and the delete and
+ * the upsert find existing keys through the key index, so a merge costs what it merges
+ * (I14). Reading the inputs takes no lock: writes, flushes and reads go on
  * meanwhile, and only the manifest commit is a compare-and-swap.
  */
 import { type RecordBatch, Table, tableFromIPC } from 'apache-arrow';
