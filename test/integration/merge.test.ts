@@ -172,6 +172,12 @@ describe('merge into the base table (I11, I14)', () => {
 
   it('a table whose base is in the earlier sorted-run format is refused with the fix named', async () => {
     await h.createTable(eventsTable('legacy'));
+    // As an earlier Sluice stored it: with the settings of its sorted-run base.
+    const stored = JSON.parse(
+      new TextDecoder().decode((await h.store.get('tables/legacy/table.json'))!.body),
+    );
+    stored.settings = { ...stored.settings, compactAfterRuns: 4, maxBaseRuns: 12, compactMaxDeadRatio: 0.25 };
+    await h.store.put('tables/legacy/table.json', new TextEncoder().encode(JSON.stringify(stored)));
     await flushedGeneration(h.sluice, 'legacy', eventRows(1, 5));
     const earlier = {
       formatVersion: 1,
