@@ -1,4 +1,4 @@
-/** Compaction job: bounds the base runs and dead rows of one table, under the same budgets as a merge. */
+/** Compaction job: Lance's optimize of one table's base (see shared/lsm/optimize.ts), under the same budgets as a merge. */
 import type { Sluice } from '../shared/sluice.ts';
 import { tableWorkProcessor } from './table-work-job.ts';
 

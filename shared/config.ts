@@ -21,11 +21,8 @@ export const TableSettingsSchema = z
     sealDelayMs: int().default(200),
     maxGenerationBytes: int(1).default(64 * 1024 * 1024),
     maxGenerationRows: int(1).default(1_000_000),
-    /** Adjacent base runs of similar size that the compact job merges into one. */
-    compactAfterRuns: int(2).default(4),
-    /** More base runs than this, or more tombstones than `compactMaxDeadRatio` of the rows: compact them all. */
-    maxBaseRuns: int(2).default(12),
-    compactMaxDeadRatio: z.coerce.number().min(0).max(1).default(0.25),
+    /** Merges recorded since the last optimize (Lance's compaction, index update and cleanup) that trigger one. */
+    optimizeAfterMerges: int(1).default(8),
   })
   .strict();
 

@@ -32,6 +32,10 @@ const CODES = {
   GENERATION_GAP: { status: 409, retryable: false },
   /** A newer writer or commit superseded this one; a zombie must stop (I11). */
   FENCED: { status: 409, retryable: false },
+  /** The table's base was written by a Sluice before the Lance base; the message names the fix. */
+  BASE_FORMAT_OUTDATED: { status: 409, retryable: false },
+  /** A scan cursor older than the GC grace period: its pinned versions may be gone; scan again. */
+  CURSOR_EXPIRED: { status: 410, retryable: false },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
   TOO_MANY_ROWS: { status: 413, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },

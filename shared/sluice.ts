@@ -4,14 +4,15 @@
  * every rule lives in the module it delegates to.
  */
 import type { RecordBatch, Table } from 'apache-arrow';
+import { BaseDatasets } from './base/base-datasets.ts';
 import type { Config } from './config.ts';
 import type { ErrorCode } from './errors.ts';
 import { SluiceError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { BaseManifestStore } from './lsm/base-manifest.ts';
-import { runCompaction } from './lsm/compact.ts';
 import { type FlushOptions, flushShard } from './lsm/flush.ts';
 import { type MergeOptions, type MergeOutcome, runMerge } from './lsm/merge.ts';
+import { runOptimize } from './lsm/optimize.ts';
 import { type PoisonOutcome, poison, reopen } from './lsm/poison.ts';
 import { reconcileShard, type ShardReconcile } from './lsm/reconcile.ts';
 import { type SealOutcome, sealShard } from './lsm/seal.ts';
@@ -60,6 +61,7 @@ export class Sluice {
   readonly scheduler: WorkScheduler;
   readonly manifests: ShardManifestStore;
   readonly bases: BaseManifestStore;
+  readonly datasets: BaseDatasets;
   readonly pendingRejectGenerations: number;
   readonly shardState: ShardState;
   readonly catalog: TableCatalog;
@@ -80,6 +82,7 @@ export class Sluice {
     const hints = hintsFor(deps.config.scheduler.gcGraceSeconds * 1000);
     this.manifests = new ShardManifestStore(deps.store, hints);
     this.bases = new BaseManifestStore(deps.store, hints);
+    this.datasets = new BaseDatasets(deps.config);
     this.pendingRejectGenerations = deps.config.scheduler.pendingRejectGenerations;
     this.shardState = new ShardState(deps.redis, deps.config.redisPrefix);
     this.catalog = new TableCatalog(deps.store, deps.config.tableDefaults);
@@ -145,7 +148,8 @@ export class Sluice {
     options: { limit: number; after?: string | null },
     signal?: AbortSignal,
   ): Promise<ScanPage> {
-    return scanRows(this, await this.table(tableName), options, signal);
+    const cursorTtlMs = this.config.scheduler.gcGraceSeconds * 1000;
+    return scanRows(this, await this.table(tableName), { ...options, cursorTtlMs }, signal);
   }
 
   async shardStats(tableName: string, shard: number): Promise<ShardStats> {
@@ -190,13 +194,16 @@ export class Sluice {
     });
   }
 
-  /** After a compaction another may be due: the table is marked for the sampler to look again. */
+  /** The compact job: Lance's optimize of the table's base, recorded like a merge. */
   compact(tableName: string, options?: MergeOptions) {
-    return timed(compactDuration, async () => {
-      const outcome = await runCompaction(this, await this.table(tableName), options);
-      if (outcome.run) await this.samplerIndex.markDirty(tableName, [0]);
-      return outcome;
-    });
+    return timed(compactDuration, async () =>
+      runOptimize(this, await this.table(tableName), {
+        ...options,
+        graceMs: this.config.scheduler.gcGraceSeconds * 1000,
+        // The job's ceiling bounds how long an optimize runs.
+        slackMs: this.config.scheduler.mergeCeilingSeconds * 1000,
+      }),
+    );
   }
 
   async reopen(tableName: string, shard: number): Promise<ShardManifest> {

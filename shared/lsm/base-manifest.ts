@@ -1,16 +1,11 @@
 /**
- * The base table of a table: its sorted runs (fragments), newest first, and how far each
- * shard's L0 generations have been merged into them (`mergedThrough`). A merge's data and
- * its watermarks land in one commit; readers skip L0 generations at or below the watermark.
- *
- * Why sorted runs that shadow older runs, not fragments with deletion files: a merge then
- * writes one new run from the generations it merges and never opens the existing base,
- * so its cost grows with the rows merged, not with the base size (I14). Reads already
- * merge sorted runs newest first (WAL entries and L0 files are runs too), so a key is
- * never visible twice and a delete tombstone keeps hiding older values. The price is read
- * amplification, which the compact job bounds by merging runs in size tiers and dropping
- * tombstones when it rewrites the oldest run.
+ * Sluice's record of a table's base: which Lance version of `tables/{table}/base.lance`
+ * holds the merged rows, and how far each shard's L0 generations have been merged into it
+ * (`mergedThrough`). Both move together in one compare-and-swap of this document, which is
+ * what makes a merge atomic: a Lance version no record names is not part of the table yet
+ * (see docs/base-table.md, "The merge watermark").
  */
+import { SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { baseManifestKey, baseManifestPrefix } from '../table/paths.ts';
 import {
@@ -21,39 +16,27 @@ import {
   VersionedDocuments,
 } from './versioned-document.ts';
 
-export interface BaseRun {
-  id: string;
-  path: string;
-  rows: number;
-  bytes: number;
-  tombstones: number;
-  /** Encoded keys (hex) of the first and last row; null for an empty run. */
-  minKey: string | null;
-  maxKey: string | null;
-  createdAt: string;
-}
-
 export interface BaseManifest extends Versioned {
-  formatVersion: 1;
+  formatVersion: 2;
   table: string;
-  /** Newest first: of runs holding the same key, the first one wins. */
-  runs: BaseRun[];
-  /** Per shard, the highest L0 generation merged into the runs (0 = none). */
+  /** The Lance version holding exactly the generations at or below `mergedThrough`; null before the first merge. */
+  lanceVersion: number | null;
+  /** Per shard, the highest L0 generation merged into the base (0 = none). */
   mergedThrough: Record<string, number>;
-  /** Runs a compaction replaced, kept until GC deletes them a grace period after `retiredAt`. */
-  retired: Array<{ path: string; retiredAt: string }>;
+  /** Merges recorded since the last optimize: what the sampler weighs to schedule one. */
+  mergesSinceOptimize: number;
 }
 
 export function emptyBaseManifest(table: string): BaseManifest {
   return {
-    formatVersion: 1,
+    formatVersion: 2,
     table,
     version: 0,
     commitId: '',
     updatedAt: new Date(0).toISOString(),
-    runs: [],
+    lanceVersion: null,
     mergedThrough: {},
-    retired: [],
+    mergesSinceOptimize: 0,
   };
 }
 
@@ -68,12 +51,25 @@ const KIND: DocumentKind<BaseManifest> = {
   empty: emptyBaseManifest,
   validate(parsed, version) {
     const manifest = parsed as BaseManifest;
-    if (manifest.formatVersion !== 1 || manifest.version !== version || !Array.isArray(manifest.runs)) {
-      throw new Error('unexpected format');
-    }
+    const legacy = parsed as { formatVersion?: unknown; table?: unknown };
+    if (legacy.formatVersion === 1) throw outdatedBase(String(legacy.table));
+    if (manifest.formatVersion !== 2 || manifest.version !== version) throw new Error('unexpected format');
     return manifest;
   },
 };
+
+/**
+ * A table whose base is still the sorted runs of an earlier Sluice. Those runs are not
+ * rewritten in place: the rows are exported with the earlier version and written again.
+ */
+function outdatedBase(table: string): SluiceError {
+  return new SluiceError(
+    'BASE_FORMAT_OUTDATED',
+    `the base of table ${table} is in the sorted-run format of an earlier Sluice; ` +
+      'scan it with that version (GET /v1/tables/{table}/rows), create a new table and write the rows to it',
+    { table },
+  );
+}
 
 export class BaseManifestStore {
   private readonly documents: VersionedDocuments<BaseManifest>;

@@ -1,10 +1,12 @@
 /**
- * The only ways the base manifest may change: a merge adds a run on top and advances the
- * watermarks of the shards it merged; a compaction replaces adjacent runs by one. Each is
- * a pure decision on the latest manifest, re-run after every lost race.
+ * The only ways the base manifest may change: a merge records the Lance version it
+ * committed and advances the watermarks of the shards it merged; an optimize records the
+ * Lance version it rewrote. Each is a pure decision on the latest manifest, re-run after
+ * every lost race, and each names the manifest state it was planned on: the Lance version
+ * recorded then is the fence that keeps a zombie's commit out (docs/base-table.md).
  */
 import { SluiceError } from '../errors.ts';
-import { type BaseManifest, type BaseRun, mergedThrough } from './base-manifest.ts';
+import { type BaseManifest, mergedThrough } from './base-manifest.ts';
 
 /** The L0 generations of one shard a merge read: `from` through `to`, inclusive. */
 export interface MergedRange {
@@ -15,45 +17,50 @@ export interface MergedRange {
 
 /**
  * I11: a merge whose ranges are already at or below the watermarks is a no-op (a
- * redelivered job, or a commit whose answer was lost). A merge whose ranges do not start
- * right after the watermarks was planned on a stale manifest: committing it would put
- * older rows on top of newer ones, so it is refused and re-planned.
+ * redelivered job, or a commit whose answer was lost). A merge planned on another Lance
+ * version, or whose ranges do not start right after the watermarks, was planned on a
+ * stale manifest: its Lance commit is not recorded, and the merge is planned again.
  */
-export function commitMerge(base: BaseManifest, ranges: MergedRange[], run: BaseRun): BaseManifest | null {
+export function commitMerge(
+  base: BaseManifest,
+  plannedOn: number | null,
+  ranges: MergedRange[],
+  lanceVersion: number,
+): BaseManifest | null {
   if (ranges.every((r) => mergedThrough(base, r.shard) >= r.to)) return null;
   const stale = ranges.find((r) => mergedThrough(base, r.shard) !== r.from - 1);
-  if (stale) {
+  if (stale || base.lanceVersion !== plannedOn) {
     throw new SluiceError('FENCED', 'the base moved since this merge was planned', {
       table: base.table,
-      shard: stale.shard,
-      plannedFrom: stale.from,
-      mergedThrough: mergedThrough(base, stale.shard),
+      plannedOn,
+      lanceVersion: base.lanceVersion,
+      ...(stale
+        ? { shard: stale.shard, plannedFrom: stale.from, mergedThrough: mergedThrough(base, stale.shard) }
+        : {}),
     });
   }
   const watermarks = { ...base.mergedThrough };
   for (const r of ranges) watermarks[String(r.shard)] = r.to;
-  return { ...base, runs: [run, ...base.runs], mergedThrough: watermarks };
+  return {
+    ...base,
+    lanceVersion,
+    mergedThrough: watermarks,
+    mergesSinceOptimize: base.mergesSinceOptimize + 1,
+  };
 }
 
-/** Replaces the adjacent runs `replaced` (newest first) by `run`; refused if they changed meanwhile. */
-export function commitCompaction(base: BaseManifest, replaced: string[], run: BaseRun): BaseManifest | null {
-  const start = base.runs.findIndex((r) => r.id === replaced[0]);
-  const window = base.runs.slice(start, start + replaced.length).map((r) => r.id);
-  if (start < 0 || window.join() !== replaced.join()) {
-    if (base.runs.some((r) => r.id === run.id)) return null;
-    throw new SluiceError('FENCED', 'the runs to compact changed meanwhile', { table: base.table, replaced });
+/** An optimize planned on `plannedOn` is recorded only while that is still the recorded version. */
+export function commitOptimize(
+  base: BaseManifest,
+  plannedOn: number,
+  lanceVersion: number,
+): BaseManifest | null {
+  if (base.lanceVersion !== plannedOn) {
+    throw new SluiceError('FENCED', 'the base moved while it was optimized', {
+      table: base.table,
+      plannedOn,
+      lanceVersion: base.lanceVersion,
+    });
   }
-  const runs = [...base.runs.slice(0, start), run, ...base.runs.slice(start + replaced.length)];
-  const retiredAt = new Date().toISOString();
-  const retired = [
-    ...(base.retired ?? []),
-    ...base.runs.slice(start, start + replaced.length).map((r) => ({ path: r.path, retiredAt })),
-  ];
-  return { ...base, runs, retired };
-}
-
-/** Forgets retired runs GC has deleted. */
-export function forgetRetired(base: BaseManifest, deleted: ReadonlySet<string>): BaseManifest | null {
-  const retired = (base.retired ?? []).filter((r) => !deleted.has(r.path));
-  return retired.length === (base.retired ?? []).length ? null : { ...base, retired };
+  return { ...base, lanceVersion, mergesSinceOptimize: 0 };
 }

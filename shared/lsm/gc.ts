@@ -1,17 +1,15 @@
 /**
  * Garbage collection: WAL entries below the cursor, L0 files at or below the base
- * watermark (and their entries in the shard manifest), base runs no longer referenced,
- * and old manifest versions go away — but only what a manifest version at least `graceMs`
+ * watermark (and their entries in the shard manifest) and old manifest versions go away — but only what a manifest version at least `graceMs`
  * old already stopped needing. A reader reads
  * manifests first and then the objects they name; one that began before that version was
  * committed has had the whole grace period to finish, so nothing it still needs is taken.
  */
 import { gcDeletedObjects } from '../metrics.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { baseDataPrefix, generationPrefix, numberFromKey, walPrefix } from '../table/paths.ts';
+import { generationPrefix, numberFromKey, walPrefix } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
-import { forgetRetired } from './base-transitions.ts';
 import { pruneMerged } from './manifest-transitions.ts';
 import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 import type { Versioned } from './versioned-document.ts';
@@ -25,18 +23,17 @@ export interface GcDeps {
 export interface GcOutcome {
   wal: number;
   l0: number;
-  runs: number;
   manifests: number;
 }
 
-/** Collects one table; `ageFloorMs` is the least age of an unreferenced run (a merge may still commit it). */
+/** Collects one table; the base dataset's old versions are Lance's optimize's to remove. */
 export async function collectTable(
   deps: GcDeps,
   table: TableDef,
-  options: { now: number; graceMs: number; ageFloorMs: number },
+  options: { now: number; graceMs: number },
 ): Promise<GcOutcome> {
   const cutoff = options.now - options.graceMs;
-  const outcome: GcOutcome = { wal: 0, l0: 0, runs: 0, manifests: 0 };
+  const outcome: GcOutcome = { wal: 0, l0: 0, manifests: 0 };
   const base = await settledVersion(
     await deps.bases.listStored(table.name),
     (v) => deps.bases.readVersion(table.name, v),
@@ -53,15 +50,8 @@ export async function collectTable(
       deps.bases.versionKey(table.name, v),
     );
   }
-  outcome.runs = await collectRuns(
-    deps,
-    table.name,
-    cutoff,
-    options.now - Math.max(options.graceMs, options.ageFloorMs),
-  );
   gcDeletedObjects.inc({ kind: 'wal' }, outcome.wal);
   gcDeletedObjects.inc({ kind: 'l0' }, outcome.l0);
-  gcDeletedObjects.inc({ kind: 'run' }, outcome.runs);
   gcDeletedObjects.inc({ kind: 'manifest' }, outcome.manifests);
   return outcome;
 }
@@ -72,7 +62,7 @@ async function collectShard(
   shard: number,
   base: BaseManifest | null,
   cutoff: number,
-): Promise<Omit<GcOutcome, 'runs'>> {
+): Promise<GcOutcome> {
   const settled = await settledVersion(
     await deps.manifests.listStored(table, shard),
     (v) => deps.manifests.readVersion(table, shard, v),
@@ -89,33 +79,6 @@ async function collectShard(
     deps.manifests.versionKey(table, shard, v),
   );
   return { wal, l0, manifests };
-}
-
-/**
- * Runs a compaction retired at least a grace period ago, and runs no manifest ever took
- * (a merge that died before its commit) once older than any merge may run.
- */
-async function collectRuns(deps: GcDeps, table: string, retiredBefore: number, orphanedBefore: number) {
-  const latest = await deps.bases.read(table);
-  const live = new Set(latest.runs.map((r) => r.path));
-  const retired = new Map((latest.retired ?? []).map((r) => [r.path, Date.parse(r.retiredAt)]));
-  const deleted = new Set<string>();
-  for await (const page of deps.store.list(baseDataPrefix(table))) {
-    for (const meta of page) {
-      if (live.has(meta.key)) continue;
-      const retiredAt = retired.get(meta.key);
-      const due =
-        retiredAt !== undefined ? retiredAt <= retiredBefore : meta.lastModified.getTime() <= orphanedBefore;
-      if (!due) continue;
-      await deps.store.delete(meta.key);
-      deleted.add(meta.key);
-    }
-  }
-  const gone = new Set(
-    [...retired.keys()].filter((path) => deleted.has(path) || retired.get(path)! <= retiredBefore),
-  );
-  if (gone.size > 0) await deps.bases.update(table, (current) => forgetRetired(current, gone));
-  return deleted.size;
 }
 
 /**

@@ -1,44 +1,53 @@
 /**
- * Merge (DESIGN.md §3.4): committed L0 generations go into the base table as one new
- * sorted run, and the shards' watermarks advance — in one base-manifest commit. Only L0
- * files are read and one run is written, so a merge costs what it merges, whatever the
- * size of the base (I14). Reading the inputs takes no lock: writes, flushes and reads go
- * on meanwhile, and only the commit is a compare-and-swap.
+ * Merge: committed L0 generations go into the base table's Lance dataset (deleted keys
+ * removed, the newest row per key upserted), and the shards' watermarks advance with the
+ * Lance version in one base-manifest commit. Only L0 files are read, and the delete and
+ * the upsert find existing keys through the key index, so a merge costs what it merges
+ * (I14). Reading the inputs takes no lock: writes, flushes and reads go on
+ * meanwhile, and only the manifest commit is a compare-and-swap.
  */
-import { randomUUID } from 'node:crypto';
-import { type Table, tableFromIPC } from 'apache-arrow';
+import { type RecordBatch, Table, tableFromIPC } from 'apache-arrow';
 import { keyCodecFor } from '../arrow/key-codec.ts';
+import { toArrowSchema } from '../arrow/schema.ts';
+import { selectColumns } from '../arrow/select-columns.ts';
+import { takeRows } from '../arrow/take.ts';
+import type { BaseDatasets } from '../base/base-datasets.ts';
+import { type BaseChange, commitChange, prepareBase } from '../base/merge-commit.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { baseDataKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { walSchema } from '../wal/wal-entry.ts';
-import type { OnWorkProgress } from '../work/work-progress.ts';
-import { progressOf } from '../work/work-progress.ts';
-import { type BaseManifest, type BaseManifestStore, type BaseRun, mergedThrough } from './base-manifest.ts';
+import { OP_DELETE, walSchema } from '../wal/wal-entry.ts';
+import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
+import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
 import { commitMerge, type MergedRange } from './base-transitions.ts';
-import { buildRunFile } from './run-file.ts';
+import { lastWritePerKey, opsOf } from './run-file.ts';
 import type { CommittedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
 export interface MergeDeps {
   store: ObjectStore;
   manifests: ShardManifestStore;
   bases: BaseManifestStore;
+  datasets: BaseDatasets;
 }
 
 /** What counts as real progress for the no-progress watchdog (I16). */
 export type Progress = 'read' | 'write' | 'commit';
+
+/** The steps between which a merge may die; each is a point the crash tests stop at. */
+export type MergeStep = 'prepared' | 'lance-committed';
 
 export interface MergeOptions {
   signal?: AbortSignal;
   onProgress?(kind: Progress): void;
   /** Rows and bytes of the merge's inputs read so far, of all it takes. */
   onWorkProgress?: OnWorkProgress;
+  onStep?(step: MergeStep): Promise<void> | void;
 }
 
 export interface MergeOutcome {
   merged: MergedRange[];
-  run: BaseRun | null;
+  /** The Lance version recorded by this merge, or null when it recorded none. */
+  lanceVersion: number | null;
 }
 
 export interface MergePlan {
@@ -101,28 +110,39 @@ export async function runMerge(
       ),
     );
     const plan = planMerge(table, base, shards);
-    if (plan.inputs.length === 0) return { merged: [], run: null };
+    if (plan.inputs.length === 0) return { merged: [], lanceVersion: null };
     options.onWorkProgress?.(
       progressOf(
         plan.inputs.map((i) => i.generation),
         0,
       ),
     );
-    const inputs = await readGenerations(deps.store, plan, options);
-    // Everything older than the merged generations is in the base; with no base run, a delete hides nothing.
-    const built = buildRunFile(keyCodecFor(table.schema), walSchema(table.schema), inputs, {
-      dropDeletes: base.runs.length === 0,
-    });
-    const run = await writeRun(deps.store, table.name, built, options);
+    const change = changeOf(table, await readGenerations(deps.store, plan, options));
+    const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
+    await options.onStep?.('prepared');
+    const committed = await commitChange(table, prepared, change);
+    options.onProgress?.('write');
+    await options.onStep?.('lance-committed');
+    if (committed && !committed.clean) {
+      // Another commit landed in between, so this one may sit on a zombie's: it is never
+      // recorded, and the latest version goes back to the recorded content at once.
+      await prepareBase(
+        deps.datasets,
+        table,
+        (await deps.bases.read(table.name, options.signal)).lanceVersion,
+      );
+      continue;
+    }
+    const lanceVersion = committed?.version ?? prepared.on;
     try {
       const { changed } = await deps.bases.update(
         table.name,
-        (current) => commitMerge(current, plan.ranges, run),
+        (current) => commitMerge(current, base.lanceVersion, plan.ranges, lanceVersion),
         options.signal,
       );
       options.onProgress?.('commit');
-      // Unchanged: a concurrent run of the same merge committed these generations first.
-      return changed ? { merged: plan.ranges, run } : { merged: [], run: null };
+      // Unchanged: a concurrent run of the same merge recorded these generations first.
+      return changed ? { merged: plan.ranges, lanceVersion } : { merged: [], lanceVersion: null };
     } catch (err) {
       if (!isSluiceError(err, 'FENCED')) throw err;
     }
@@ -149,25 +169,22 @@ async function readGenerations(store: ObjectStore, plan: MergePlan, options: Mer
   return tables;
 }
 
-/** Writes a run file under a fresh id; one that is never committed is garbage for the GC. */
-export async function writeRun(
-  store: ObjectStore,
-  table: string,
-  built: ReturnType<typeof buildRunFile>,
-  options: MergeOptions,
-): Promise<BaseRun> {
-  const id = randomUUID();
-  const path = baseDataKey(table, id);
-  await store.putIfAbsent(path, built.body, { signal: options.signal });
-  options.onProgress?.('write');
+/** The newest write per key across `inputs` (oldest first), split into upserts and deletes. */
+export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
+  const codec = keyCodecFor(table.schema);
+  const wal = walSchema(table.schema);
+  const batches: RecordBatch[] = inputs.flatMap((t) => t.batches).map((b) => selectColumns(wal, b));
+  const keys = batches.flatMap((batch) => codec.encodeRows(batch));
+  const ops = opsOf(batches);
+  const newest = lastWritePerKey(keys);
+  const kept = newest.filter((i) => ops[i] !== OP_DELETE);
+  const schema = toArrowSchema(table.schema);
   return {
-    id,
-    path,
-    rows: built.rows,
-    bytes: built.body.byteLength,
-    tombstones: built.tombstones,
-    minKey: built.minKey ? Buffer.from(built.minKey).toString('hex') : null,
-    maxKey: built.maxKey ? Buffer.from(built.maxKey).toString('hex') : null,
-    createdAt: new Date().toISOString(),
+    upserts:
+      kept.length > 0 ? new Table([selectColumns(schema, takeRows(batches, kept))]) : new Table(schema),
+    deletes: Array.from(
+      newest.filter((i) => ops[i] === OP_DELETE),
+      (i) => codec.decode(keys[i]!),
+    ),
   };
 }

@@ -1,8 +1,7 @@
 /**
- * A sorted-run file — the format of L0 files and base fragments alike: rows sorted by
- * encoded primary key, the last write per key only (a delete stays as a tombstone, so it
- * still hides older values, unless the run is the oldest of all), plus the encoded key
- * itself in `_sluice_key`, which makes a lookup a binary search. The bytes are a pure
+ * A sorted-run file — the format of L0 files: rows sorted by encoded primary key, the last
+ * write per key only (a delete stays as a tombstone, so it still hides older values), plus
+ * the encoded key itself in `_sluice_key`, which makes a lookup a binary search. The bytes are a pure
  * function of the input rows, so a retried flush rewrites the same artifact (I13).
  */
 import { Binary, Field, makeData, RecordBatch, Schema, Struct, Table, tableToIPC } from 'apache-arrow';
@@ -24,23 +23,16 @@ export interface RunFile {
 }
 
 /**
- * Builds a run file from rows in age order (oldest first: WAL entries by seq, runs by
- * age); any columns beyond `walSchema` (an input run's own `_sluice_key`) are ignored.
- * With `dropDeletes`, tombstones are left out: only right when nothing older exists.
+ * Builds a run file from rows in age order (oldest first: WAL entries by seq); any columns
+ * beyond `walSchema` are ignored.
  */
-export function buildRunFile(
-  codec: KeyCodec,
-  walSchema: Schema,
-  input: Array<Table | RecordBatch>,
-  options: { dropDeletes?: boolean } = {},
-): RunFile {
+export function buildRunFile(codec: KeyCodec, walSchema: Schema, input: Array<Table | RecordBatch>): RunFile {
   const batches = input
     .flatMap((t) => ('batches' in t ? t.batches : [t]))
     .map((b) => selectColumns(walSchema, b));
   const keys = batches.flatMap((batch) => codec.encodeRows(batch));
   const ops = opsOf(batches);
-  const newest = lastWritePerKey(keys);
-  const order = options.dropDeletes ? newest.filter((i) => ops[i] !== OP_DELETE) : newest;
+  const order = lastWritePerKey(keys);
   const schema = runSchema(walSchema);
   if (order.length === 0) {
     return {

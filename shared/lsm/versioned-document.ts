@@ -184,6 +184,7 @@ export class VersionedDocuments<T extends Versioned> {
     try {
       return this.kind.validate(JSON.parse(new TextDecoder().decode(body)), version);
     } catch (err) {
+      if (isSluiceError(err)) throw err;
       throw new SluiceError(
         'DATA_CORRUPT',
         `${this.kind.name} cannot be read`,

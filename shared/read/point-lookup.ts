@@ -1,9 +1,11 @@
 /**
- * Point lookup by primary key: the shard's runs are searched newest first and the first
- * run holding the key decides — its row, or nothing when that row is a delete (I10).
+ * Point lookup by primary key: the shard's overlay runs are searched newest first and the
+ * first run holding the key decides — its row, or nothing when that row is a delete (I10);
+ * a key in no run is looked up in the base at the recorded Lance version.
  */
-import type { Table } from 'apache-arrow';
+import { Table } from 'apache-arrow';
 import { keyCodecFor } from '../arrow/key-codec.ts';
+import { lookupBase } from '../base/pinned-read.ts';
 import { shardOf } from '../table/shard-routing.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { projectRows } from './project-rows.ts';
@@ -18,12 +20,15 @@ export async function lookupRow(
   signal?: AbortSignal,
 ): Promise<Table | null> {
   const codec = keyCodecFor(table.schema);
-  const key = codec.encode(codec.parse(keyInput));
-  const snapshot = await readSnapshot(deps, table, [shardOf(key, table.shards)], { key, signal });
+  const values = codec.parse(keyInput);
+  const key = codec.encode(values);
+  const snapshot = await readSnapshot(deps, table, [shardOf(key, table.shards)], { signal });
   for (const run of snapshot.runs) {
     const i = find(run, key);
     if (i === null) continue;
     return run.isDelete(i) ? null : projectRows(table, [{ batches: run.batches, position: run.position(i) }]);
   }
-  return null;
+  if (snapshot.base.lanceVersion === null) return null;
+  const found = await lookupBase(deps.datasets, table, snapshot.base.lanceVersion, values);
+  return found.length > 0 ? new Table(found) : null;
 }

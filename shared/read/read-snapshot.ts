@@ -1,21 +1,27 @@
 /**
- * What a read sees (DESIGN.md §3.6), as sorted runs newest first: per shard the WAL tail
- * after the cursor (every entry listed is durable, so entries that landed after the read
- * began may be seen too, never one that is not durable) and the committed
- * L0 generations above the base watermark, then the base runs. Every write acked before
- * the read began is in one of them (I10): the base manifest is read before the shard
- * manifests, so a generation is either above the watermark read here or in a run of that
- * base; an acked WAL entry is either past the cursor or in a committed generation.
+ * What a read sees (DESIGN.md §3.6): the pending overlay — per shard the WAL tail after the
+ * cursor (every entry listed is durable, so entries that landed after the read began may
+ * be seen too, never one that is not durable) and the committed L0 generations above the
+ * base watermark, as sorted runs newest first — over the base dataset at the Lance version
+ * the base manifest records. Every write acked before the read began is in one of them
+ * (I10): the base manifest is read before the shard manifests, so a generation is either
+ * above the watermark read here or in that Lance version; an acked WAL entry is either
+ * past the cursor or in a committed generation.
+ *
+ * A snapshot can be pinned (a scan cursor does): the base and shard manifest versions it
+ * read, and per shard the WAL entries it listed, are read again exactly, so every page of
+ * a scan sees the same overlay and base.
  */
 import { keyCodecFor } from '../arrow/key-codec.ts';
+import type { BaseDatasets } from '../base/base-datasets.ts';
 import { SluiceError } from '../errors.ts';
 import {
   type BaseManifest,
   type BaseManifestStore,
-  type BaseRun,
+  emptyBaseManifest,
   mergedThrough,
 } from '../lsm/base-manifest.ts';
-import type { ShardManifest, ShardManifestStore } from '../lsm/shard-manifest.ts';
+import { emptyShardManifest, type ShardManifest, type ShardManifestStore } from '../lsm/shard-manifest.ts';
 import { assertShardOpen } from '../lsm/shard-open.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -30,41 +36,67 @@ export interface ReadDeps {
   store: ObjectStore;
   manifests: ShardManifestStore;
   bases: BaseManifestStore;
+  datasets: BaseDatasets;
   shardState: ShardState;
   cache: ObjectCache;
   /** A shard with this many pending generations refuses reads rather than fan out over all of them. */
   pendingRejectGenerations: number;
 }
 
+/** The versions a snapshot read; with them, the same snapshot is read again. */
+export interface SnapshotPin {
+  base: number;
+  /** Per shard read: its manifest version and the WAL entries (seqs) listed after its cursor. */
+  shards: Array<{ manifest: number; wal: number[] }>;
+}
+
 export interface ReadSnapshot {
   base: BaseManifest;
   shards: ShardManifest[];
-  /** Newest first. */
+  /** The pending overlay, newest first. */
   runs: SortedRun[];
+  pin: SnapshotPin;
 }
 
-/** The runs of `shards` and of the base; with `key`, base runs that cannot hold it are left out. */
+/** The overlay of `shards` and the base manifest, fresh or as `pin` names them. */
 export async function readSnapshot(
   deps: ReadDeps,
   table: TableDef,
   shards: number[],
-  options: { key?: Uint8Array; signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; pin?: SnapshotPin } = {},
 ): Promise<ReadSnapshot> {
-  const base = await deps.bases.read(table.name, options.signal);
+  const { pin, signal } = options;
+  const base = pin
+    ? await pinnedBase(deps, table, pin.base, signal)
+    : await deps.bases.read(table.name, signal);
   const perShard = await Promise.all(
-    shards.map((shard) => shardRuns(deps, table, shard, mergedThrough(base, shard), options.signal)),
-  );
-  const key = options.key ? Buffer.from(options.key).toString('hex') : null;
-  const baseRuns = await Promise.all(
-    base.runs
-      .filter((run) => key === null || mayHold(run, key))
-      .map((run) => runOf(deps.cache, run.path, options.signal)),
+    shards.map((shard, i) =>
+      shardRuns(deps, table, shard, mergedThrough(base, shard), pin?.shards[i], signal),
+    ),
   );
   return {
     base,
     shards: perShard.map((s) => s.manifest),
-    runs: [...perShard.flatMap((s) => s.runs), ...baseRuns],
+    runs: perShard.flatMap((s) => s.runs),
+    pin: { base: base.version, shards: perShard.map((s) => ({ manifest: s.manifest.version, wal: s.wal })) },
   };
+}
+
+async function pinnedBase(deps: ReadDeps, table: TableDef, version: number, signal?: AbortSignal) {
+  if (version === 0) return emptyBaseManifest(table.name);
+  const base = await deps.bases.readVersion(table.name, version, signal);
+  if (!base) throw expired(table.name);
+  return base;
+}
+
+function expired(table: string): SluiceError {
+  return new SluiceError(
+    'CURSOR_EXPIRED',
+    'the scan cursor names versions that are gone; scan again without after',
+    {
+      table,
+    },
+  );
 }
 
 async function shardRuns(
@@ -72,9 +104,15 @@ async function shardRuns(
   table: TableDef,
   shard: number,
   watermark: number,
+  pin: SnapshotPin['shards'][number] | undefined,
   signal?: AbortSignal,
-): Promise<{ manifest: ShardManifest; runs: SortedRun[] }> {
-  const manifest = await deps.manifests.read(table.name, shard, signal);
+): Promise<{ manifest: ShardManifest; runs: SortedRun[]; wal: number[] }> {
+  const manifest = pin
+    ? pin.manifest === 0
+      ? emptyShardManifest(table.name, shard)
+      : await deps.manifests.readVersion(table.name, shard, pin.manifest, signal)
+    : await deps.manifests.read(table.name, shard, signal);
+  if (!manifest) throw expired(table.name);
   await assertShardOpen(deps.shardState, manifest);
   const unmerged = manifest.committed.filter((c) => c.generation > watermark);
   const pending = manifest.sealed.length + unmerged.length;
@@ -90,10 +128,12 @@ async function shardRuns(
       },
     );
   }
-  const tail = await listWalAfter(deps.store, table.name, shard, manifest.walCursor, signal);
+  const wal = pin
+    ? pin.wal
+    : (await listWalAfter(deps.store, table.name, shard, manifest.walCursor, signal)).map((e) => e.seq);
   const codec = keyCodecFor(table.schema);
   const walRuns = await Promise.all(
-    tail.map(async ({ seq }) => {
+    wal.map(async (seq) => {
       const cached = await required(deps.cache, walKey(table.name, shard, seq), signal);
       return isHole(cached.table) ? null : derived(cached, 'run', () => walRun(codec, cached.table));
     }),
@@ -102,11 +142,8 @@ async function shardRuns(
   return {
     manifest,
     runs: [...walRuns.filter((run): run is SortedRun => run !== null).reverse(), ...l0Runs],
+    wal,
   };
-}
-
-function mayHold(run: BaseRun, key: string): boolean {
-  return run.minKey !== null && run.maxKey !== null && run.minKey <= key && key <= run.maxKey;
 }
 
 async function runOf(cache: ObjectCache, path: string, signal?: AbortSignal): Promise<SortedRun> {

@@ -1,27 +1,97 @@
 /**
- * The opaque `after` cursor of a scan: the encoded key of the last row returned, in
- * base64url. A cursor that does not decode to a valid key of the table is refused.
+ * The opaque `after` cursor of a scan: base64url of the snapshot the scan pinned on its
+ * first page (base and shard manifest versions, the WAL entries it listed), when that was,
+ * and where the scan stands — past an encoded key of the overlay, or at an offset of the
+ * base dataset. Anything that does not decode to that shape is refused.
  */
-import type { KeyCodec } from '../arrow/key-codec.ts';
+import { z } from 'zod';
 import { SluiceError } from '../errors.ts';
+import type { SnapshotPin } from './read-snapshot.ts';
 
-const PREFIX = 'k1.';
+const PREFIX = 's2.';
+/** More WAL entries than any shard's tail holds before its seal runs: a cursor naming more is forged. */
+const MAX_PINNED_ENTRIES = 1_000_000;
 
-export function encodeScanCursor(key: Uint8Array): string {
-  return PREFIX + Buffer.from(key).toString('base64url');
+export interface ScanCursor {
+  pin: SnapshotPin;
+  /** When the scan's first page was read (ms since the epoch). */
+  pinnedAt: number;
+  /** In the overlay: the encoded key (hex) of the last row returned. */
+  afterKey: string | null;
+  /** In the base: rows of the pinned version already passed (0 while in the overlay). */
+  baseOffset: number;
+  phase: 'overlay' | 'base';
 }
 
-export function decodeScanCursor(codec: KeyCodec, cursor: string): Uint8Array {
+const seq = z.number().int().nonnegative();
+/** WAL seqs as inclusive [from, to] runs: a tail is mostly consecutive. */
+const Ranges = z.array(z.tuple([seq, seq]));
+
+const Wire = z
+  .object({
+    b: seq,
+    s: z.array(z.object({ m: seq, w: Ranges }).strict()),
+    t: seq,
+    k: z
+      .string()
+      .regex(/^([0-9a-f]{2})*$/)
+      .nullable(),
+    o: seq,
+    p: z.enum(['overlay', 'base']),
+  })
+  .strict();
+
+export function encodeScanCursor(cursor: ScanCursor): string {
+  const wire: z.infer<typeof Wire> = {
+    b: cursor.pin.base,
+    s: cursor.pin.shards.map((s) => ({ m: s.manifest, w: toRanges(s.wal) })),
+    t: cursor.pinnedAt,
+    k: cursor.afterKey,
+    o: cursor.baseOffset,
+    p: cursor.phase,
+  };
+  return PREFIX + Buffer.from(JSON.stringify(wire)).toString('base64url');
+}
+
+export function decodeScanCursor(cursor: string, shards: number): ScanCursor {
   const invalid = () =>
-    new SluiceError('INVALID_CURSOR', 'the scan cursor is malformed', { cursor: cursor.slice(0, 64) });
-  if (!cursor.startsWith(PREFIX)) throw invalid();
-  const body = cursor.slice(PREFIX.length);
-  if (!/^[A-Za-z0-9_-]+$/.test(body)) throw invalid();
-  const key = new Uint8Array(Buffer.from(body, 'base64url'));
+    new SluiceError('INVALID_CURSOR', 'the scan cursor is malformed; pass the `next` of the previous page', {
+      cursor: cursor.slice(0, 64),
+    });
+  const body = cursor.startsWith(PREFIX) ? cursor.slice(PREFIX.length) : null;
+  if (body === null || !/^[A-Za-z0-9_-]+$/.test(body)) throw invalid();
+  let parsed: z.infer<typeof Wire>;
   try {
-    if (Buffer.compare(codec.encode(codec.decode(key)), key) !== 0) throw invalid();
+    parsed = Wire.parse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
   } catch {
     throw invalid();
   }
-  return key;
+  const listed = parsed.s.reduce(
+    (sum, s) => sum + s.w.reduce((n, [from, to]) => n + Math.max(0, to - from + 1), 0),
+    0,
+  );
+  if (parsed.s.length !== shards || listed > MAX_PINNED_ENTRIES) throw invalid();
+  return {
+    pin: { base: parsed.b, shards: parsed.s.map((s) => ({ manifest: s.m, wal: fromRanges(s.w) })) },
+    pinnedAt: parsed.t,
+    afterKey: parsed.k,
+    baseOffset: parsed.o,
+    phase: parsed.p,
+  };
+}
+
+function toRanges(seqs: readonly number[]): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const s of seqs) {
+    const last = ranges.at(-1);
+    if (last && last[1] + 1 === s) last[1] = s;
+    else ranges.push([s, s]);
+  }
+  return ranges;
+}
+
+function fromRanges(ranges: ReadonlyArray<readonly [number, number]>): number[] {
+  return ranges.flatMap(([from, to]) =>
+    Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i),
+  );
 }

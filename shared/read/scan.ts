@@ -1,21 +1,37 @@
 /**
- * Ordered scan by primary key, paginated with an opaque cursor. All runs of all shards and
- * of the base are merged by key; of runs holding the same key the newest wins, and a
- * delete hides the key. Shards hold disjoint keys, so their runs rank among themselves in
- * any order, all before the base runs.
+ * Scan, paginated with an opaque cursor that pins its snapshot. A page returns first the
+ * pending overlay (WAL tail and unmerged L0 of every shard) in primary-key order — of runs
+ * holding the same key the newest wins, and a delete hides the key — and then the base
+ * dataset at the pinned Lance version in its own storage order, less the keys the overlay
+ * holds (their newest value was returned, or they were deleted). Every page reads the same
+ * pinned snapshot, so a scan returns every live row of that snapshot exactly once while
+ * merges and optimize go on. Memory per page is the overlay (bounded by
+ * `pendingRejectGenerations`) plus `limit` base rows, whatever the size of the base.
  */
-import type { Table } from 'apache-arrow';
+import { type RecordBatch, Table } from 'apache-arrow';
 import { compareBytes, keyCodecFor } from '../arrow/key-codec.ts';
+import { toArrowSchema } from '../arrow/schema.ts';
+import { takeRows } from '../arrow/take.ts';
+import { scanBase } from '../base/pinned-read.ts';
+import { isSluiceError, SluiceError } from '../errors.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
-import { decodeScanCursor, encodeScanCursor } from './scan-cursor.ts';
+import { decodeScanCursor, encodeScanCursor, type ScanCursor } from './scan-cursor.ts';
 import { type SortedRun, seek } from './sorted-run.ts';
 
 export interface ScanPage {
   rows: Table;
   /** Cursor for the next page, or null when this page reached the end. */
   next: string | null;
+}
+
+export interface ScanOptions {
+  limit: number;
+  after?: string | null;
+  /** How long a cursor stays usable: the GC grace period, after which its pinned versions may go. */
+  cursorTtlMs: number;
+  now?: number;
 }
 
 interface Cursor {
@@ -28,13 +44,91 @@ interface Cursor {
 export async function scanRows(
   deps: ReadDeps,
   table: TableDef,
-  options: { limit: number; after?: string | null },
+  options: ScanOptions,
   signal?: AbortSignal,
 ): Promise<ScanPage> {
-  const codec = keyCodecFor(table.schema);
-  const after = options.after ? decodeScanCursor(codec, options.after) : null;
+  const now = options.now ?? Date.now();
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
-  const { runs } = await readSnapshot(deps, table, shards, { signal });
+  const cursor = options.after ? decodeScanCursor(options.after, table.shards) : null;
+  if (cursor && now - cursor.pinnedAt > options.cursorTtlMs) {
+    throw new SluiceError(
+      'CURSOR_EXPIRED',
+      'the scan cursor is older than the GC grace period; scan again without after',
+      {
+        table: table.name,
+        pinnedAt: new Date(cursor.pinnedAt).toISOString(),
+      },
+    );
+  }
+  const snapshot = await readSnapshot(deps, table, shards, { signal, pin: cursor?.pin });
+  const state: ScanCursor = cursor ?? {
+    pin: snapshot.pin,
+    pinnedAt: now,
+    afterKey: null,
+    baseOffset: 0,
+    phase: 'overlay',
+  };
+  const batches: RecordBatch[] = [];
+  let taken = 0;
+  if (state.phase === 'overlay') {
+    const page = overlayPage(table, snapshot.runs, state.afterKey, options.limit);
+    batches.push(...page.rows.batches);
+    taken += page.rows.numRows;
+    if (page.lastKey) state.afterKey = page.lastKey;
+    else state.phase = 'base';
+  }
+  let baseDone = snapshot.base.lanceVersion === null;
+  if (state.phase === 'base' && !baseDone && taken < options.limit) {
+    const shadowed = overlayKeys(snapshot.runs);
+    const codec = keyCodecFor(table.schema);
+    while (taken < options.limit && !baseDone) {
+      const want = options.limit - taken;
+      const rows = await scanBase(
+        deps.datasets,
+        table,
+        snapshot.base.lanceVersion!,
+        state.baseOffset,
+        want,
+      ).catch((err: unknown) => {
+        throw isSluiceError(err, 'DATA_MISSING') ? expiredCursor(table) : err;
+      });
+      const fetched = rows.reduce((sum, b) => sum + b.numRows, 0);
+      state.baseOffset += fetched;
+      baseDone = fetched < want;
+      for (const batch of rows) {
+        const keys = codec.encodeRows(batch);
+        const live = keys.flatMap((k, i) => (shadowed.has(Buffer.from(k).toString('hex')) ? [] : [i]));
+        if (live.length === 0) continue;
+        batches.push(live.length === batch.numRows ? batch : takeRows([batch], live));
+        taken += live.length;
+      }
+    }
+  }
+  const ended = state.phase === 'base' && baseDone;
+  const rows = batches.length > 0 ? new Table(batches) : new Table(toArrowSchema(table.schema));
+  return { rows, next: ended ? null : encodeScanCursor(state) };
+}
+
+/** The cursor outlived the GC grace period, so the versions it pinned may be gone. */
+function expiredCursor(table: TableDef): SluiceError {
+  return new SluiceError(
+    'CURSOR_EXPIRED',
+    'the scan cursor is older than the GC grace period and its snapshot is gone; scan again without after',
+    { table: table.name },
+  );
+}
+
+/**
+ * Up to `limit` live overlay rows after `afterKey`, in key order; `lastKey` is null when
+ * the overlay has no live row left after them.
+ */
+function overlayPage(
+  table: TableDef,
+  runs: SortedRun[],
+  afterKey: string | null,
+  limit: number,
+): { rows: Table; lastKey: string | null } {
+  const after = afterKey === null ? null : new Uint8Array(Buffer.from(afterKey, 'hex'));
   const heap = new CursorHeap(
     runs
       .map((run, rank) => ({ run, rank, at: after ? seek(run, after, true) : 0 }))
@@ -42,7 +136,7 @@ export async function scanRows(
   );
   const refs: RowRef[] = [];
   let lastKey: Uint8Array | null = null;
-  while (refs.length < options.limit) {
+  while (refs.length < limit) {
     const newest = heap.pop();
     if (!newest) break;
     const key = newest.run.key(newest.at);
@@ -53,8 +147,20 @@ export async function scanRows(
     }
     heap.advance(newest);
   }
-  const more = refs.length === options.limit && heap.size > 0;
-  return { rows: projectRows(table, refs), next: more && lastKey ? encodeScanCursor(lastKey) : null };
+  const more = refs.length === limit && heap.size > 0;
+  return {
+    rows: projectRows(table, refs),
+    lastKey: more && lastKey ? Buffer.from(lastKey).toString('hex') : null,
+  };
+}
+
+/** Every key the overlay holds, live or deleted: the base's row for it is superseded. */
+function overlayKeys(runs: SortedRun[]): Set<string> {
+  const keys = new Set<string>();
+  for (const run of runs) {
+    for (let i = 0; i < run.size; i++) keys.add(Buffer.from(run.key(i)).toString('hex'));
+  }
+  return keys;
 }
 
 /** A min-heap of run cursors ordered by (key, rank). */

@@ -50,7 +50,7 @@ export function walRun(codec: KeyCodec, table: Table): SortedRun {
   };
 }
 
-/** A run file (L0 or base fragment) is already a run: sorted, one row per key, keys stored beside the rows. */
+/** An L0 run file is already a run: sorted, one row per key, keys stored beside the rows. */
 export function fileRun(table: Table): SortedRun {
   const batches = table.batches;
   const keys: Uint8Array[] = [];

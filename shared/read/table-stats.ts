@@ -1,17 +1,21 @@
 /**
- * The `stats` of a table description (DESIGN.md §5): the base manifest's version and rows,
+ * The `stats` of a table description (DESIGN.md §5): the base's record, Lance version and live rows,
  * and the shard stats of every shard, summed. Readable whatever state the shards are in,
  * like shard stats themselves.
  */
+
+import { countBase } from '../base/pinned-read.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { ReadDeps } from './read-snapshot.ts';
 import { type ShardStats, shardStats } from './shard-stats.ts';
 
 export interface TableStats {
+  /** Version of the base manifest, Sluice's record of the base. */
   baseVersion: number;
-  /** Rows of the base runs less their tombstones; a key in two runs (before compaction) counts twice. */
+  /** The Lance version of the base dataset that record names (null before the first merge). */
+  baseLanceVersion: number | null;
+  /** Live rows of the base dataset at that version: each key once, deleted keys not at all. */
   baseRows: number;
-  baseRuns: number;
   pendingGenerations: number;
   poisonedShards: number;
   sealedGenerations: number;
@@ -33,8 +37,8 @@ export async function tableStats(deps: ReadDeps, table: TableDef, signal?: Abort
   const sum = (of: (s: ShardStats) => number) => all.reduce((total, s) => total + of(s), 0);
   return {
     baseVersion: base.version,
-    baseRows: base.runs.reduce((rows, run) => rows + run.rows - run.tombstones, 0),
-    baseRuns: base.runs.length,
+    baseLanceVersion: base.lanceVersion,
+    baseRows: base.lanceVersion === null ? 0 : await countBase(deps.datasets, table, base.lanceVersion),
     pendingGenerations: sum((s) => s.pendingGenerations),
     poisonedShards: sum((s) => (s.poison ? 1 : 0)),
     sealedGenerations: sum((s) => s.sealed.length),

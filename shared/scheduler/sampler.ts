@@ -9,8 +9,8 @@ import type { Config } from '../config.ts';
 import { isSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type BaseManifest, mergedThrough } from '../lsm/base-manifest.ts';
-import { planCompaction } from '../lsm/compact.ts';
 import { collectTable, type GcDeps } from '../lsm/gc.ts';
+import { optimizeDue } from '../lsm/optimize.ts';
 import { type ReconcileDeps, reconcileShard } from '../lsm/reconcile.ts';
 import type { ShardManifest } from '../lsm/shard-manifest.ts';
 import { pendingGenerations, pendingWarnings } from '../metrics.ts';
@@ -84,7 +84,6 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     await collectTable(deps, table, {
       now,
       graceMs: deps.config.scheduler.gcGraceSeconds * 1000,
-      ageFloorMs: deps.config.scheduler.mergeCeilingSeconds * 1000,
     });
   }
   const all = await deps.index.all();
@@ -168,7 +167,7 @@ async function scheduleCompaction(
   base: BaseManifest,
   report: TickReport,
 ) {
-  if (!planCompaction(base, table.settings)) return;
+  if (!optimizeDue(base.mergesSinceOptimize, table)) return;
   const gate = await gateOf(deps, 'compact', table.name, Date.now());
   if (gate) report.skipped.push({ table: table.name, kind: 'compact', reason: gate });
   else report.compactions.push(await deps.work.requestCompact(table.name));

@@ -11,15 +11,13 @@
  * tables/{table}/shards/{shard}/gen/{gen:020}.arrow
  * tables/{table}/shards/{shard}/_manifest/{ver:020}.json
  * tables/{table}/base/_manifest/{ver:020}.json
- * tables/{table}/base/data/{uuid}.arrow
- * tables/{table}/base/deletions/{uuid}.arrow
+ * tables/{table}/base.lance/…       (the base table: a Lance dataset, laid out by Lance)
  * ```
  */
 import { assertTableName } from './table-name.ts';
 
 const WIDTH = 20;
 const TABLES = 'tables/';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function pad(n: number): string {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a valid sequence number: ${n}`);
@@ -29,11 +27,6 @@ export function pad(n: number): string {
 function shardSegment(shard: number): string {
   if (!Number.isSafeInteger(shard) || shard < 0) throw new RangeError(`not a valid shard index: ${shard}`);
   return String(shard);
-}
-
-function fileId(id: string): string {
-  if (!UUID.test(id)) throw new RangeError(`not a lower-case UUID: ${JSON.stringify(id)}`);
-  return id;
 }
 
 export function tablesPrefix(): string {
@@ -95,36 +88,17 @@ export function baseManifestKey(table: string, version: number): string {
   return `${baseManifestPrefix(table)}${pad(version)}.json`;
 }
 
-export function baseDataPrefix(table: string): string {
-  return `${tablePrefix(table)}base/data/`;
-}
-
-export function baseDataKey(table: string, id: string): string {
-  return `${baseDataPrefix(table)}${fileId(id)}.arrow`;
-}
-
-export function baseDeletionsPrefix(table: string): string {
-  return `${tablePrefix(table)}base/deletions/`;
-}
-
-export function baseDeletionsKey(table: string, id: string): string {
-  return `${baseDeletionsPrefix(table)}${fileId(id)}.arrow`;
-}
-
 export type ObjectKey =
   | { kind: 'table-config'; table: string }
   | { kind: 'table-drain'; table: string }
   | { kind: 'wal'; table: string; shard: number; seq: number }
   | { kind: 'generation'; table: string; shard: number; generation: number }
   | { kind: 'shard-manifest'; table: string; shard: number; version: number }
-  | { kind: 'base-manifest'; table: string; version: number }
-  | { kind: 'base-data'; table: string; id: string }
-  | { kind: 'base-deletions'; table: string; id: string };
+  | { kind: 'base-manifest'; table: string; version: number };
 
 const NAME = '([A-Za-z0-9_][A-Za-z0-9._-]{0,127})';
 const SHARD = '(0|[1-9][0-9]*)';
 const NUMBER = `([0-9]{${WIDTH}})`;
-const ID = '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})';
 const SHAPES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => ObjectKey | null]> = [
   [new RegExp(`^tables/${NAME}/table\\.json$`), (m) => ({ kind: 'table-config', table: m[1]! })],
   [new RegExp(`^tables/${NAME}/drain\\.json$`), (m) => ({ kind: 'table-drain', table: m[1]! })],
@@ -146,14 +120,6 @@ const SHAPES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => ObjectKey 
       const version = safe(m[2]!);
       return version === null ? null : { kind: 'base-manifest', table: m[1]!, version };
     },
-  ],
-  [
-    new RegExp(`^tables/${NAME}/base/data/${ID}\\.arrow$`),
-    (m) => ({ kind: 'base-data', table: m[1]!, id: m[2]! }),
-  ],
-  [
-    new RegExp(`^tables/${NAME}/base/deletions/${ID}\\.arrow$`),
-    (m) => ({ kind: 'base-deletions', table: m[1]!, id: m[2]! }),
   ],
 ];
 

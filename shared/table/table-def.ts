@@ -128,9 +128,17 @@ export function parseStoredTableDef(input: unknown, defaults: TableSettings): Ta
     name: assertTableName(input.name),
     schema: parseTableSchema(input.schema, input.primaryKey),
     shards: parseShards(input.shards),
-    settings: parseTableSettings(input.settings, defaults),
+    settings: parseTableSettings(withoutRetiredSettings(input.settings), defaults),
     createdAt,
   };
+}
+
+/** Settings of the sorted-run base, which the Lance base replaced: a table stored with them still loads. */
+const RETIRED_SETTINGS = new Set(['compactAfterRuns', 'maxBaseRuns', 'compactMaxDeadRatio']);
+
+function withoutRetiredSettings(settings: unknown): unknown {
+  if (!isPlainObject(settings)) return settings;
+  return Object.fromEntries(Object.entries(settings).filter(([name]) => !RETIRED_SETTINGS.has(name)));
 }
 
 export function tableDefToJSON(def: TableDef): TableDefJSON {

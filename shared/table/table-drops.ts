@@ -12,8 +12,9 @@
  * new table under the old name would write objects at the old paths, which any process's
  * read cache may still hold, decoded, from the old table.
  */
-import type { RedisClient } from '../redis/connection.ts';
+
 import { SluiceError } from '../errors.ts';
+import type { RedisClient } from '../redis/connection.ts';
 import { shardKeyList, shardKeys } from '../redis/shard-keys.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tableConfigKey, tableDroppedKey, tablePrefix } from './paths.ts';

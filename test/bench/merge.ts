@@ -1,17 +1,27 @@
 /**
- * `npm run bench -- merge`: what a merge costs as the base grows, and what pending
- * generations cost a point lookup (I14). Merges 10k rows (half of them updates) into a
- * 100k-row and a 1M-row base in the same run and prints the ratio (goal <= 1.5: a merge
- * must cost what it merges, not what the base holds); then point-lookup latency with 0, 16
- * and 64 pending generations, as ratios against 0.
+ * `npm run bench -- merge`: what a merge into the Lance base costs as the base grows, and
+ * what reads of the base cost (I14).
+ *
+ * - 10k rows (half updates, half new keys) and 100 deletes merged into a 100k- and a 1M-row base (and a
+ *   10M-row one with SLUICE_BENCH_MERGE_10M=1): seconds, the ratio largest/smallest
+ *   (goal <= 1.5) and the peak RSS sampled while merging (goal: independent of base size).
+ * - Point lookups against the largest base: p50/p99 in a cold process (a child that opens
+ *   the dataset for the first time) and warm, with the bytes the process read per lookup
+ *   (`rchar` of /proc/self/io: every byte read from files, cached or not).
+ * - Scan rows/s through Sluice's HTTP API (Arrow pages, in-process requests) against
+ *   LanceDB's own scan of the same dataset version, in the same run.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
+import { openApi } from '../../functions/app.ts';
 import { ensureRedis } from '../../infra/local/redis.ts';
 import { openRuntime, type Runtime } from '../../jobs/runtime.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
+import { lanceDb } from '../../shared/base/lance-module.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger, silentLogger } from '../../shared/log.ts';
 import { createRedis } from '../../shared/redis/connection.ts';
@@ -22,6 +32,12 @@ import { type BenchResult, progress } from './measure.ts';
 
 const BATCH = 100_000;
 const MERGED_ROWS = 10_000;
+/** Keys each measured merge deletes, besides its upserts. */
+const DELETED_KEYS = 100;
+/** Lookups stay below the top keys of the base, where the measured merges delete. */
+const KEPT_CLEAR = 1000;
+const LOOKUPS = 200;
+const SCAN_PAGE = 1000;
 
 function rows(from: number, count: number, version: number) {
   return Array.from({ length: count }, (_, i) => ({
@@ -31,8 +47,9 @@ function rows(from: number, count: number, version: number) {
   }));
 }
 
-async function generation(runtime: Runtime, table: TableDef, batch: RecordBatch) {
+async function generation(runtime: Runtime, table: TableDef, batch: RecordBatch, deletes: number[] = []) {
   await runtime.sluice.append(table.name, batch);
+  if (deletes.length > 0) await runtime.sluice.delete(table.name, deletes);
   await runtime.sluice.seal(table.name, 0);
   await runtime.sluice.flush(table.name, 0);
 }
@@ -53,48 +70,132 @@ async function createTable(runtime: Runtime, name: string): Promise<TableDef> {
   });
 }
 
-/** A table whose base holds `baseRows` rows, merged in batches as the scheduler would. */
+/** A table whose base holds `baseRows` rows, merged in batches and then optimized, as the scheduler would. */
 async function tableWithBase(runtime: Runtime, name: string, baseRows: number): Promise<TableDef> {
   const table = await createTable(runtime, name);
   for (let from = 1; from <= baseRows; from += BATCH) {
     await generation(runtime, table, jsonRowsToRecordBatch(table.schema, rows(from, BATCH, 1)));
     await runtime.sluice.merge(name);
+    if ((from - 1) % (10 * BATCH) === 0) progress(`  ${name}: ${from - 1 + BATCH} rows`);
   }
-  while ((await runtime.sluice.compact(name)).run) progress(`  compacted ${name}`);
+  await runtime.sluice.compact(name);
   return table;
 }
 
-/** Median seconds of merging 10k rows (half updates, half new) into the table's base. */
-async function mergeSeconds(
-  runtime: Runtime,
-  table: TableDef,
-  baseRows: number,
-  repeats: number,
-): Promise<number> {
+/**
+ * Median seconds of merging 10k rows (half updates, half new) into the table's base, the
+ * peak RSS sampled while merging, and the most the RSS grew during one merge (the process
+ * keeps what building the base left, so the growth is the merge's own figure).
+ */
+async function mergeCost(runtime: Runtime, table: TableDef, baseRows: number, repeats: number) {
   const times: number[] = [];
+  let peakRss = 0;
+  let growth = 0;
   for (let r = 0; r < repeats; r++) {
     const updates = rows(1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
     const inserts = rows(baseRows + 1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
-    await generation(runtime, table, jsonRowsToRecordBatch(table.schema, [...updates, ...inserts]));
+    const deletes = Array.from({ length: DELETED_KEYS }, (_, i) => baseRows - r * DELETED_KEYS - i);
+    await generation(runtime, table, jsonRowsToRecordBatch(table.schema, [...updates, ...inserts]), deletes);
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }, 5);
     const t0 = performance.now();
     const outcome = await runtime.sluice.merge(table.name);
     times.push((performance.now() - t0) / 1000);
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage.rss());
+    peakRss = Math.max(peakRss, peak);
+    growth = Math.max(growth, peak - before);
     if (outcome.merged.length !== 1) throw new Error('the merge merged nothing');
   }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+  return {
+    seconds: times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!,
+    peakRssMb: Math.round(peakRss / 2 ** 20),
+    rssGrowthMb: Math.round(growth / 2 ** 20),
+  };
 }
 
-/** p50 of lookups spread over the keys, after a warm-up that loads every run into the read cache. */
-async function lookupP50Ms(runtime: Runtime, table: TableDef, keys: number): Promise<number> {
-  for (let i = 0; i < 50; i++) await runtime.sluice.lookup(table.name, 1 + ((i * 104_729) % keys));
+function readBytes(): number {
+  const line = readFileSync('/proc/self/io', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('rchar:'));
+  return Number(line?.split(/\s+/)[1] ?? 0);
+}
+
+/** p50/p99 and bytes read per lookup of `count` keys spread over the base. */
+async function lookups(runtime: Runtime, table: string, keys: number, count: number, seed: number) {
   const times: number[] = [];
-  for (let i = 0; i < 400; i++) {
-    const key = 1 + ((i * 7919) % keys);
+  const bytes: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const key = 1 + ((seed + i * 104_729) % (keys - KEPT_CLEAR));
+    const before = readBytes();
     const t0 = performance.now();
-    await runtime.sluice.lookup(table.name, key);
+    const found = await runtime.sluice.lookup(table, key);
     times.push(performance.now() - t0);
+    bytes.push(readBytes() - before);
+    if (!found) throw new Error(`key ${key} not found`);
   }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+  const at = (list: number[], q: number) =>
+    [...list].sort((a, b) => a - b)[Math.floor(q * (list.length - 1))]!;
+  return {
+    p50Ms: Math.round(at(times, 0.5) * 100) / 100,
+    p99Ms: Math.round(at(times, 0.99) * 100) / 100,
+    bytesPerLookupP50: at(bytes, 0.5),
+    bytesPerLookupMax: Math.max(...bytes),
+  };
+}
+
+/** The first lookup of a process that never opened the dataset, as `--cold-lookup` children report it. */
+async function coldLookup(env: NodeJS.ProcessEnv, table: string, keys: number, seed: number) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/bench/merge.ts', '--cold-lookup', table, String(keys), String(seed)],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  await new Promise((resolve) => child.once('exit', resolve));
+  return JSON.parse(out) as { ms: number; bytes: number };
+}
+
+async function scanHttp(runtime: Runtime, table: string): Promise<{ rows: number; seconds: number }> {
+  const api = openApi(runtime);
+  const t0 = performance.now();
+  let total = 0;
+  let after: string | null = null;
+  do {
+    const query: string = `limit=${SCAN_PAGE}${after ? `&after=${after}` : ''}`;
+    const response = await api.app.request(`/v1/tables/${table}/rows?${query}`, {
+      headers: { accept: 'application/vnd.apache.arrow.stream' },
+    });
+    if (response.status !== 200)
+      throw new Error(`scan answered ${response.status}: ${await response.text()}`);
+    const { tableFromIPC } = await import('apache-arrow');
+    total += tableFromIPC(new Uint8Array(await response.arrayBuffer())).numRows;
+    after = response.headers.get('sluice-next');
+  } while (after);
+  const seconds = (performance.now() - t0) / 1000;
+  await api.close();
+  return { rows: total, seconds };
+}
+
+async function scanLance(
+  dir: string,
+  table: string,
+  version: number,
+): Promise<{ rows: number; seconds: number }> {
+  const handle = await (await lanceDb().connect(`${dir}/tables/${table}`)).openTable('base');
+  await handle.checkout(version);
+  const t0 = performance.now();
+  const rows = (await handle.query().toArrow()).numRows;
+  return { rows, seconds: (performance.now() - t0) / 1000 };
 }
 
 async function deletePrefix(url: string, prefix: string): Promise<void> {
@@ -106,64 +207,142 @@ async function deletePrefix(url: string, prefix: string): Promise<void> {
 export async function* run(): AsyncIterable<BenchResult> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-merge-'));
   const redis = await ensureRedis(process.env.SLUICE_REDIS_URL ?? 'redis://127.0.0.1:6379', silentLogger);
-  const config = loadConfig(
-    {},
-    {
-      redisUrl: redis.url,
-      redisPrefix: `sluice-bench-${process.pid}`,
-      storeUrl: `file://${dir}`,
-      logLevel: 'silent',
-    },
-  );
+  const settings = {
+    redisUrl: redis.url,
+    redisPrefix: `sluice-bench-${process.pid}`,
+    storeUrl: `file://${dir}`,
+    logLevel: 'silent' as const,
+  };
+  const config = loadConfig({}, settings);
   const runtime = openRuntime(config, createLogger({ level: 'silent' }), new FsStore(dir));
+  const sizes = [100_000, 1_000_000, ...(process.env.SLUICE_BENCH_MERGE_10M === '1' ? [10_000_000] : [])];
   try {
-    const seconds: Record<string, number> = {};
-    for (const baseRows of [100_000, 1_000_000]) {
+    const seconds: number[] = [];
+    let largest: TableDef | null = null;
+    for (const baseRows of sizes) {
       progress(`building a ${baseRows}-row base`);
       const table = await tableWithBase(runtime, `base${baseRows}`, baseRows);
-      seconds[baseRows] = await mergeSeconds(runtime, table, baseRows, 3);
+      const cost = await mergeCost(runtime, table, baseRows, 3);
+      seconds.push(cost.seconds);
+      largest = table;
       yield {
         bench: 'merge',
         case: `merge-10000rows-into-${baseRows}`,
         system: 'sluice',
         rows: MERGED_ROWS,
+        deletes: DELETED_KEYS,
         baseRows,
-        seconds: seconds[baseRows],
-        rowsPerSec: Math.round(MERGED_ROWS / seconds[baseRows]!),
+        seconds: Math.round(cost.seconds * 1000) / 1000,
+        rowsPerSec: Math.round(MERGED_ROWS / cost.seconds),
+        peakRssMb: cost.peakRssMb,
+        rssGrowthMb: cost.rssGrowthMb,
       };
     }
     yield {
       bench: 'merge',
-      case: 'merge-10000rows-1M-vs-100k',
+      case: `merge-10000rows-${sizes.at(-1)}-vs-${sizes[0]}`,
       system: 'ratio',
-      ratio: Math.round((seconds[1_000_000]! / seconds[100_000]!) * 100) / 100,
+      ratio: Math.round((seconds.at(-1)! / seconds[0]!) * 100) / 100,
       goal: 1.5,
     };
 
-    progress('point lookups with pending generations');
-    const table = await tableWithBase(runtime, 'lookups', 100_000);
-    let pending = 0;
-    let baseline = 0;
-    for (const target of [0, 16, 64]) {
-      for (; pending < target; pending++) {
-        const from = 200_000 + pending * 100;
-        await generation(runtime, table, jsonRowsToRecordBatch(table.schema, rows(from, 100, 1)));
-      }
-      const p50Ms = await lookupP50Ms(runtime, table, 100_000);
-      if (target === 0) baseline = p50Ms;
-      yield {
-        bench: 'merge',
-        case: `lookup-${target}pending`,
-        system: 'sluice',
-        pendingGenerations: target,
-        p50Ms: Math.round(p50Ms * 1000) / 1000,
-        ratioToNoPending: Math.round((p50Ms / baseline) * 100) / 100,
-      };
-    }
+    const table = largest!;
+    const keys = sizes.at(-1)!;
+    await runtime.sluice.compact(table.name);
+    progress(`point lookups against the ${keys}-row base`);
+    const env = {
+      ...process.env,
+      SLUICE_REDIS_URL: config.redisUrl,
+      SLUICE_REDIS_PREFIX: config.redisPrefix,
+      SLUICE_STORE_URL: config.storeUrl,
+      SLUICE_LOG_LEVEL: 'silent',
+    };
+    const cold: Array<{ ms: number; bytes: number }> = [];
+    for (let i = 0; i < 9; i++) cold.push(await coldLookup(env, table.name, keys, i * 7919));
+    const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+    const dataBytes = await datasetBytes(dir, table.name);
+    yield {
+      bench: 'merge',
+      case: `lookup-cold-${keys}`,
+      system: 'sluice',
+      processes: cold.length,
+      p50Ms: Math.round(median(cold.map((c) => c.ms)) * 100) / 100,
+      maxMs: Math.round(Math.max(...cold.map((c) => c.ms)) * 100) / 100,
+      bytesPerLookupP50: median(cold.map((c) => c.bytes)),
+      bytesPerLookupMax: Math.max(...cold.map((c) => c.bytes)),
+      datasetBytes: dataBytes,
+    };
+    await lookups(runtime, table.name, keys, 20, 1);
+    yield {
+      bench: 'merge',
+      case: `lookup-warm-${keys}`,
+      system: 'sluice',
+      lookups: LOOKUPS,
+      ...(await lookups(runtime, table.name, keys, LOOKUPS, 3)),
+    };
+
+    progress('scans');
+    const version = (await runtime.sluice.bases.read(table.name)).lanceVersion!;
+    const http = await scanHttp(runtime, table.name);
+    const lance = await scanLance(dir, table.name, version);
+    yield {
+      bench: 'merge',
+      case: `scan-${keys}`,
+      system: 'sluice-http-arrow',
+      rows: http.rows,
+      seconds: Math.round(http.seconds * 100) / 100,
+      rowsPerSec: Math.round(http.rows / http.seconds),
+    };
+    yield {
+      bench: 'merge',
+      case: `scan-${keys}`,
+      system: 'lancedb',
+      rows: lance.rows,
+      seconds: Math.round(lance.seconds * 100) / 100,
+      rowsPerSec: Math.round(lance.rows / lance.seconds),
+    };
+    yield {
+      bench: 'merge',
+      case: `scan-${keys}`,
+      system: 'ratio',
+      ratio: Math.round((lance.seconds / http.seconds) * 100) / 100,
+    };
   } finally {
     await runtime.close();
     await deletePrefix(redis.url, config.redisPrefix);
     await redis.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+async function datasetBytes(dir: string, table: string): Promise<number> {
+  const { readdir, stat } = await import('node:fs/promises');
+  const data = join(dir, 'tables', table, 'base.lance', 'data');
+  let total = 0;
+  for (const file of await readdir(data)) total += (await stat(join(data, file))).size;
+  return total;
+}
+
+/** The child side of a cold lookup: one runtime, one lookup, its time and bytes read on stdout. */
+async function coldLookupChild(table: string, keys: number, seed: number): Promise<void> {
+  const config = loadConfig(process.env);
+  const runtime = openRuntime(config, createLogger({ level: 'silent' }));
+  await runtime.sluice.table(table);
+  await runtime.sluice.bases.read(table);
+  // The module's own files are read once per process, not per lookup: loaded before measuring.
+  lanceDb();
+  const key = 1 + (seed % (keys - KEPT_CLEAR));
+  const before = readBytes();
+  const t0 = performance.now();
+  const found = await runtime.sluice.lookup(table, key);
+  const ms = performance.now() - t0;
+  const bytes = readBytes() - before;
+  if (!found) throw new Error(`key ${key} not found`);
+  process.stdout.write(JSON.stringify({ ms, bytes }));
+  await runtime.close();
+}
+
+if (process.argv[2] === '--cold-lookup') {
+  const [table, keys, seed] = process.argv.slice(3);
+  await coldLookupChild(table!, Number(keys), Number(seed));
 }

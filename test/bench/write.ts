@@ -55,8 +55,8 @@ import { FsStore } from '../../shared/store/fs-store.ts';
 import { DEFAULT_SHARDS, type TableDef } from '../../shared/table/table-def.ts';
 import type { AppendResult } from '../../shared/wal/append.ts';
 import { encodeWalEntry, OP_UPSERT, toWalBatch } from '../../shared/wal/wal-entry.ts';
-import { CommitLag } from './commit-lag.ts';
 import { deleteKeys } from '../support/redis.ts';
+import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type Drive, drive, peakRss, round } from './write-drive.ts';
 import {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitMerge } from '../../shared/lsm/base-transitions.ts';
+import { tableStats } from '../../shared/read/table-stats.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import {
   eventRows,
@@ -19,7 +20,7 @@ describe('merge into the base table (I11, I14)', () => {
   });
   afterEach(() => h.close());
 
-  it('moves committed generations into one base run and advances every watermark in one commit', async () => {
+  it('moves committed generations into the base dataset and advances every watermark in one commit', async () => {
     await h.createTable(eventsTable('basic', { shards: 2 }));
     await flushedGeneration(h.sluice, 'basic', eventRows(1, 20));
     await flushedGeneration(h.sluice, 'basic', eventRows(21, 40));
@@ -31,8 +32,8 @@ describe('merge into the base table (I11, I14)', () => {
     ]);
     const base = await h.sluice.bases.read('basic');
     expect(base.version).toBe(1);
-    expect(base.runs).toHaveLength(1);
-    expect(base.runs[0]!.rows).toBe(40);
+    expect(base.lanceVersion).toBe(outcome.lanceVersion);
+    expect((await tableStats(h.sluice, await h.sluice.table('basic'))).baseRows).toBe(40);
     expect(base.mergedThrough).toEqual({ '0': 2, '1': 2 });
     expect(await pendingGenerations(h.sluice, 'basic')).toBe(0);
     expect(await readAll(h.sluice, 'basic', 9)).toEqual(eventRows(1, 40));
@@ -74,28 +75,30 @@ describe('merge into the base table (I11, I14)', () => {
     expect(await pendingGenerations(h.sluice, 'shadow')).toBe(0);
     expect(await readAll(h.sluice, 'shadow', 4)).toEqual(expected);
     expect(await lookupJson(h.sluice, 'shadow', 10)).toBeNull();
-    expect((await h.sluice.bases.read('shadow')).runs[0]!.tombstones).toBe(3);
+    expect((await tableStats(h.sluice, await h.sluice.table('shadow'))).baseRows).toBe(expected.length);
   });
 
-  it('I11: running the same merge twice commits once; a merge planned on a stale base is refused', async () => {
+  it('I11: running the same merge twice records once; a merge planned on a stale base is refused', async () => {
     await h.createTable(eventsTable('twice'));
     await flushedGeneration(h.sluice, 'twice', eventRows(1, 10));
     const [a, b] = await Promise.all([h.sluice.merge('twice'), h.sluice.merge('twice')]);
     const base = await h.sluice.bases.read('twice');
     expect(base.mergedThrough).toEqual({ '0': 1 });
-    expect(base.runs).toHaveLength(1);
     expect(a.merged.length + b.merged.length).toBe(1);
     const stale = { shard: 0, from: 1, to: 1 };
-    expect(commitMerge(base, [stale], base.runs[0]!)).toBeNull();
+    expect(commitMerge(base, null, [stale], 99)).toBeNull();
     await flushedGeneration(h.sluice, 'twice', eventRows(11, 20));
     await flushedGeneration(h.sluice, 'twice', eventRows(21, 30));
-    expect(() => commitMerge(base, [{ shard: 0, from: 3, to: 3 }], base.runs[0]!)).toThrow(
+    expect(() => commitMerge(base, base.lanceVersion, [{ shard: 0, from: 3, to: 3 }], 99)).toThrow(
+      expect.objectContaining({ code: 'FENCED' }),
+    );
+    expect(() => commitMerge(base, (base.lanceVersion ?? 0) - 1, [{ shard: 0, from: 2, to: 2 }], 99)).toThrow(
       expect.objectContaining({ code: 'FENCED' }),
     );
     expect(await readAll(h.sluice, 'twice')).toEqual(eventRows(1, 30));
   });
 
-  it('a merge whose commit fails after its run was written converges on the next run, no key doubled', async () => {
+  it('a merge whose record fails after its Lance commit converges on the next run, no key doubled', async () => {
     await h.createTable(eventsTable('crash'));
     await flushedGeneration(h.sluice, 'crash', eventRows(1, 10));
     const fault = h.store.inject({
@@ -107,24 +110,21 @@ describe('merge into the base table (I11, I14)', () => {
     await expect(h.sluice.merge('crash')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect(fault.hits).toBe(1);
     expect((await h.sluice.bases.read('crash')).version).toBe(0);
+    expect(await readAll(h.sluice, 'crash')).toEqual(eventRows(1, 10));
     expect((await h.sluice.merge('crash')).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
     expect(await readAll(h.sluice, 'crash')).toEqual(eventRows(1, 10));
-    const fragments: string[] = [];
-    for await (const page of h.store.list('tables/crash/base/data/'))
-      fragments.push(...page.map((m) => m.key));
-    expect(fragments).toHaveLength(2);
-    expect((await h.sluice.bases.read('crash')).runs).toHaveLength(1);
+    expect((await tableStats(h.sluice, await h.sluice.table('crash'))).baseRows).toBe(10);
   });
 
-  it('a merge whose commit landed but whose answer was lost is a success, and the next merge a no-op', async () => {
+  it('a merge whose record landed but whose answer was lost is a success, and the next merge a no-op', async () => {
     await h.createTable(eventsTable('lost'));
     await flushedGeneration(h.sluice, 'lost', eventRows(1, 10));
     h.store.inject({ op: 'putIfAbsent', key: 'tables/lost/base/_manifest/*', fault: 'lostAck', times: 1 });
     expect((await h.sluice.merge('lost')).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
     expect((await h.sluice.merge('lost')).merged).toEqual([]);
-    expect((await h.sluice.bases.read('lost')).runs).toHaveLength(1);
+    expect((await h.sluice.bases.read('lost')).version).toBe(1);
+    expect(await readAll(h.sluice, 'lost')).toEqual(eventRows(1, 10));
   });
-
   it('I14: appends during a merge land in later generations and survive; a generation sealed mid-merge merges next time', async () => {
     await h.createTable(eventsTable('during'));
     await flushedGeneration(h.sluice, 'during', eventRows(1, 10));
@@ -141,28 +141,64 @@ describe('merge into the base table (I11, I14)', () => {
     expect(await readAll(h.sluice, 'during')).toEqual(eventRows(1, 20));
   });
 
-  it('compaction merges a tier of runs into one and drops tombstones when it rewrites the oldest run', async () => {
-    await h.createTable(
-      eventsTable('compact', { settings: { compactAfterRuns: 3, maxGenerationsPerMerge: 1 } }),
-    );
-    await flushedGeneration(h.sluice, 'compact', eventRows(1, 10, 1));
-    await h.sluice.merge('compact');
-    await h.sluice.delete('compact', [1, 2, 3]);
-    await h.sluice.seal('compact', 0);
-    await h.sluice.flush('compact', 0);
-    await h.sluice.merge('compact');
-    await flushedGeneration(h.sluice, 'compact', eventRows(4, 6, 2));
-    await h.sluice.merge('compact');
-    const before = await h.sluice.bases.read('compact');
-    expect(before.runs).toHaveLength(3);
-    const { plan, run } = await h.sluice.compact('compact');
-    expect(plan?.reason).toBe('tier');
-    expect(plan?.dropDeletes).toBe(true);
-    const after = await h.sluice.bases.read('compact');
-    expect(after.runs.map((r) => r.id)).toEqual([run!.id]);
-    expect(after.runs[0]).toMatchObject({ rows: 7, tombstones: 0 });
+  it('optimize compacts the base into fewer fragments and is recorded without moving a watermark', async () => {
+    await h.createTable(eventsTable('optimize', { settings: { maxGenerationsPerMerge: 1 } }));
+    await flushedGeneration(h.sluice, 'optimize', eventRows(1, 10, 1));
+    await h.sluice.merge('optimize');
+    await h.sluice.delete('optimize', [1, 2, 3]);
+    await h.sluice.seal('optimize', 0);
+    await h.sluice.flush('optimize', 0);
+    await h.sluice.merge('optimize');
+    await flushedGeneration(h.sluice, 'optimize', eventRows(4, 6, 2));
+    await h.sluice.merge('optimize');
+    const before = await h.sluice.bases.read('optimize');
+    expect(before.mergesSinceOptimize).toBe(3);
+    const fragmentsBefore = (
+      await (await h.sluice.datasets.at(await h.sluice.table('optimize'), before.lanceVersion!)).stats()
+    ).fragmentStats.numFragments;
+    const { lanceVersion } = await h.sluice.compact('optimize');
+    const after = await h.sluice.bases.read('optimize');
+    expect(after.lanceVersion).toBe(lanceVersion);
+    expect(lanceVersion).toBeGreaterThan(before.lanceVersion!);
+    expect(after.mergesSinceOptimize).toBe(0);
     expect(after.mergedThrough).toEqual(before.mergedThrough);
-    expect(await readAll(h.sluice, 'compact')).toEqual([...eventRows(4, 6, 2), ...eventRows(7, 10, 1)]);
-    expect((await h.sluice.compact('compact')).plan).toBeNull();
+    const fragmentsAfter = (
+      await (await h.sluice.datasets.at(await h.sluice.table('optimize'), lanceVersion!)).stats()
+    ).fragmentStats.numFragments;
+    expect(fragmentsAfter).toBeLessThan(fragmentsBefore);
+    expect(await readAll(h.sluice, 'optimize')).toEqual([...eventRows(4, 6, 2), ...eventRows(7, 10, 1)]);
+    expect((await tableStats(h.sluice, await h.sluice.table('optimize'))).baseRows).toBe(7);
+  });
+
+  it('a table whose base is in the earlier sorted-run format is refused with the fix named', async () => {
+    await h.createTable(eventsTable('legacy'));
+    // As an earlier Sluice stored it: with the settings of its sorted-run base.
+    const stored = JSON.parse(
+      new TextDecoder().decode((await h.store.get('tables/legacy/table.json'))!.body),
+    );
+    stored.settings = { ...stored.settings, compactAfterRuns: 4, maxBaseRuns: 12, compactMaxDeadRatio: 0.25 };
+    await h.store.put('tables/legacy/table.json', new TextEncoder().encode(JSON.stringify(stored)));
+    await flushedGeneration(h.sluice, 'legacy', eventRows(1, 5));
+    const earlier = {
+      formatVersion: 1,
+      table: 'legacy',
+      version: 1,
+      commitId: 'c',
+      updatedAt: new Date().toISOString(),
+      runs: [],
+      mergedThrough: {},
+      retired: [],
+    };
+    await h.store.putIfAbsent(
+      'tables/legacy/base/_manifest/00000000000000000001.json',
+      new TextEncoder().encode(JSON.stringify(earlier)),
+    );
+    const refused = expect.objectContaining({
+      code: 'BASE_FORMAT_OUTDATED',
+      message: expect.stringContaining('create a new table'),
+    });
+    await expect(h.sluice.merge('legacy')).rejects.toEqual(refused);
+    await expect(h.sluice.scan('legacy', { limit: 10 })).rejects.toEqual(refused);
+    await expect(h.sluice.lookup('legacy', 1)).rejects.toEqual(refused);
   });
 });

@@ -77,7 +77,7 @@ describe('poison point (I7: nothing mutates after it)', () => {
     expect(before.poison).not.toBeNull();
 
     const table = await h.sluice.table('held');
-    await collectTable(h.sluice, table, { now: Date.now() + 10 * 3_600_000, graceMs: 1000, ageFloorMs: 0 });
+    await collectTable(h.sluice, table, { now: Date.now() + 10 * 3_600_000, graceMs: 1000 });
     const after = await h.sluice.manifests.read('held', 0);
     expect(after.version).toBe(before.version);
     expect(after.committed.map((c) => c.generation)).toEqual([1]);

@@ -23,7 +23,7 @@ describe('WAL → L0 → base with every queue on real workers (DESIGN.md §3)',
         { message: `batch ${batch} sealed` },
       );
     }
-    await waitFor(async () => (await h.sluice.bases.read('life')).runs.length > 0, {
+    await waitFor(async () => (await h.sluice.bases.read('life')).lanceVersion !== null, {
       message: 'a merge scheduled by the sampler',
       timeoutMs: 20_000,
     });

@@ -31,7 +31,7 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
     // GC takes a manifest version as settled a grace and a second (store time granularity) after it.
     await sleep(graceSeconds * 1000 + 1_200);
     const def = await h.sluice.table(table);
-    await collectTable(h.sluice, def, { now: Date.now(), graceMs: graceSeconds * 1000, ageFloorMs: 0 });
+    await collectTable(h.sluice, def, { now: Date.now(), graceMs: graceSeconds * 1000 });
     expect(await h.store.get(walKey(table, 0, 1))).toBeNull();
   }
 
@@ -85,7 +85,7 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
     await h.sluice.flush('slow', 0);
     await sleep(3_200);
     const def = await h.sluice.table('slow');
-    await collectTable(h.sluice, def, { now: Date.now(), graceMs: 2_000, ageFloorMs: 0 });
+    await collectTable(h.sluice, def, { now: Date.now(), graceMs: 2_000 });
     expect(await h.store.get(walKey('slow', 0, 1))).toBeNull();
     gate.release();
 

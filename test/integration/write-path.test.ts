@@ -146,14 +146,14 @@ describe('write path: WAL → seal → flush → reads', () => {
     await writeRows(h.sluice, 'pages', eventRows(1, 57));
     const first = await h.sluice.scan('pages', { limit: 10 });
     expect(first.rows.numRows).toBe(10);
-    expect(first.next).toMatch(/^k1\./);
+    expect(first.next).toMatch(/^s2\./);
     expect((await readAll(h.sluice, 'pages', 10)).map((r) => r.id)).toEqual(
       eventRows(1, 57).map((r) => r.id),
     );
-    await expect(h.sluice.scan('pages', { limit: 10, after: 'k1.!!' })).rejects.toMatchObject({
+    await expect(h.sluice.scan('pages', { limit: 10, after: 's2.!!' })).rejects.toMatchObject({
       code: 'INVALID_CURSOR',
     });
-    await expect(h.sluice.scan('pages', { limit: 10, after: 'k1.AAE' })).rejects.toMatchObject({
+    await expect(h.sluice.scan('pages', { limit: 10, after: 's2.AAE' })).rejects.toMatchObject({
       code: 'INVALID_CURSOR',
     });
     await expect(h.sluice.scan('pages', { limit: 10, after: 'nonsense' })).rejects.toMatchObject({

@@ -36,7 +36,7 @@ describe('flush (I11, defect 3: a zombie flush poisons a healthy shard)', () => 
   /** GC as if the grace period were long over, so the committed WAL range goes at once. */
   async function collectEverything() {
     const table = await h.sluice.table('zombie');
-    await collectTable(h.sluice, table, { now: Date.now() + 10 * 3_600_000, graceMs: 1000, ageFloorMs: 0 });
+    await collectTable(h.sluice, table, { now: Date.now() + 10 * 3_600_000, graceMs: 1000 });
     expect(await h.store.get(walKey('zombie', 0, 1))).toBeNull();
   }
 

@@ -4,6 +4,8 @@
  */
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import { compareBytes, keyCodecFor } from '../../shared/arrow/key-codec.ts';
+import type { TableSchema } from '../../shared/arrow/schema.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 
 export function eventsTable(
@@ -39,7 +41,10 @@ export async function writeRows(sluice: Sluice, table: string, rows: JsonRow[]) 
   return sluice.append(table, jsonRowsToRecordBatch(def.schema, rows));
 }
 
-/** Every row of the table, in key order, read through scans of `pageSize` rows. */
+/**
+ * Every row of the table read through scans of `pageSize` rows, then put in key order (a
+ * scan returns the pending rows in key order and the base in its storage order).
+ */
 export async function readAll(sluice: Sluice, table: string, pageSize = 1000): Promise<JsonRow[]> {
   const def = await sluice.table(table);
   const rows: JsonRow[] = [];
@@ -49,7 +54,16 @@ export async function readAll(sluice: Sluice, table: string, pageSize = 1000): P
     rows.push(...tableToJsonRows(def.schema, page.rows));
     after = page.next;
   } while (after);
-  return rows;
+  return inKeyOrder(def.schema, rows);
+}
+
+export function inKeyOrder(schema: TableSchema, rows: JsonRow[]): JsonRow[] {
+  const codec = keyCodecFor(schema);
+  const keyOf = (row: JsonRow) => codec.encode(codec.parse(schema.primaryKey.map((c) => row[c])));
+  return rows
+    .map((row) => ({ row, key: keyOf(row) }))
+    .sort((a, b) => compareBytes(a.key, b.key))
+    .map((r) => r.row);
 }
 
 export async function lookupJson(sluice: Sluice, table: string, key: unknown): Promise<JsonRow | null> {

@@ -1,5 +1,8 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../lib/repo-paths.ts';
 import { WORKER_GROUPS } from '../lib/worker-groups.ts';
 import { resourcesOf, synthSluice } from './support/synth.ts';
 
@@ -163,6 +166,31 @@ describe('workers: one Fargate service per queue group', () => {
         Match.objectLike({ LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }) }),
       ],
     });
+  });
+});
+
+describe('workers: the image carries LanceDB', () => {
+  it('sends the @sluice/lance workspace package to the build, not its installed node_modules', () => {
+    const contexts = readdirSync(synth.outdir)
+      .map((name) => join(synth.outdir, name))
+      .filter((dir) => existsSync(join(dir, 'infra/aws/docker/Dockerfile')));
+    expect(contexts).toHaveLength(1);
+    const context = contexts[0]!;
+    for (const file of ['package.json', 'index.cjs', 'index.d.ts'])
+      expect(existsSync(join(context, 'packages/lance', file))).toBe(true);
+    expect(existsSync(join(context, 'packages/lance/node_modules'))).toBe(false);
+    const lock = JSON.parse(readFileSync(join(context, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
+    // npm ci in the image picks the native package of the image's architecture from these.
+    for (const arch of ['linux-x64-gnu', 'linux-arm64-gnu'])
+      expect(Object.keys(lock.packages).some((k) => k.endsWith(`@lancedb/lancedb-${arch}`))).toBe(true);
+  });
+
+  it("installs it as a workspace inside the image, for the image's own architecture", () => {
+    const dockerfile = readFileSync(join(REPO_ROOT, 'infra/aws/docker/Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('COPY packages/lance/package.json');
+    expect(dockerfile).toContain("p.workspaces=['packages/lance']");
   });
 });
 

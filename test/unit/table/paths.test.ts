@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  baseDataKey,
-  baseDeletionsKey,
   baseManifestKey,
   generationKey,
   numberFromKey,
@@ -12,8 +10,6 @@ import {
   walKey,
   walPrefix,
 } from '../../../shared/table/paths.ts';
-
-const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
 describe('object layout (DESIGN.md §2)', () => {
   it.each([
@@ -39,16 +35,6 @@ describe('object layout (DESIGN.md §2)', () => {
       'tables/t1/base/_manifest/00009007199254740991.json',
       { kind: 'base-manifest', table: 't1', version: Number.MAX_SAFE_INTEGER },
     ],
-    [
-      baseDataKey('t1', uuid),
-      `tables/t1/base/data/${uuid}.arrow`,
-      { kind: 'base-data', table: 't1', id: uuid },
-    ],
-    [
-      baseDeletionsKey('t1', uuid),
-      `tables/t1/base/deletions/${uuid}.arrow`,
-      { kind: 'base-deletions', table: 't1', id: uuid },
-    ],
   ])('%s', (key, expected, parsed) => {
     expect(key).toBe(expected);
     expect(parseObjectKey(key)).toEqual(parsed);
@@ -68,8 +54,6 @@ describe('object layout (DESIGN.md §2)', () => {
     expect(() => walKey('t', 0.5, 1)).toThrow(RangeError);
     expect(() => walKey('t', 0, -1)).toThrow(RangeError);
     expect(() => generationKey('t', 0, 2 ** 53)).toThrow(RangeError);
-    expect(() => baseDataKey('t', '../x')).toThrow(RangeError);
-    expect(() => baseDataKey('t', uuid.toUpperCase())).toThrow(RangeError);
   });
 
   it('does not parse keys outside the layout', () => {
@@ -79,7 +63,7 @@ describe('object layout (DESIGN.md §2)', () => {
       'tables/t1/shards/01/wal/00000000000000000001.arrow',
       'tables/t1/shards/0/wal/1.arrow',
       'tables/t1/shards/0/wal/99999999999999999999.arrow',
-      'tables/t1/base/data/not-a-uuid.arrow',
+      'tables/t1/base.lance/_versions/1.manifest',
       'other/t1/table.json',
     ]) {
       expect(parseObjectKey(key), key).toBeNull();

@@ -1,0 +1,84 @@
+/**
+ * The Lance side of a merge: bring the dataset's latest version back to the recorded one,
+ * then commit the change — the removal of every deleted key and the newest row of every
+ * upserted key. The commits are "clean" only when each landed right on the version before
+ * it: then nothing else was committed in between, and the last one's content is the
+ * recorded content plus this change. Only a clean commit may be recorded
+ * (see docs/base-table.md, "The merge watermark").
+ */
+import type { Table } from 'apache-arrow';
+import type { KeyValue } from '../arrow/key-codec.ts';
+import { keyColumns } from '../arrow/schema.ts';
+import type { TableDef } from '../table/table-def.ts';
+import type { BaseDatasets } from './base-datasets.ts';
+import { keysPredicate } from './key-predicate.ts';
+import { type LanceTable, toLanceArrow } from './lance-module.ts';
+
+export interface BaseChange {
+  /** Rows in the table's own schema, one per key. */
+  upserts: Table;
+  /** Keys to remove, none of them among the upserts. */
+  deletes: KeyValue[][];
+}
+
+export interface PreparedBase {
+  handle: LanceTable;
+  /** The latest version, whose content is the recorded one. */
+  on: number;
+}
+
+/**
+ * A version no manifest records is either a commit whose record was lost (its content is
+ * redone by this merge) or a zombie's (its content must not survive): either way the
+ * latest version is set back to the recorded content before anything builds on it.
+ */
+export async function prepareBase(
+  datasets: BaseDatasets,
+  table: TableDef,
+  recorded: number | null,
+): Promise<PreparedBase> {
+  const handle = await datasets.openForWrite(table);
+  if (recorded === null) {
+    // Nothing was ever recorded, so the recorded content is empty.
+    if ((await handle.countRows()) > 0) await handle.delete('true');
+    return { handle, on: await handle.version() };
+  }
+  if ((await handle.version()) !== recorded) {
+    await handle.checkout(recorded);
+    await handle.restore();
+  }
+  return { handle, on: await handle.version() };
+}
+
+/**
+ * Commits `change` on the prepared version: the deletes (a delete filtered on the key,
+ * which Lance answers from the key index), then the upserts (a `mergeInsert` on the key).
+ * Two commits, not `mergeInsert`'s own `whenNotMatchedBySourceDelete`: that one joins the
+ * whole base to find rows missing from the source, so its cost grows with the base
+ * (docs/base-table.md, "The merge watermark"). Clean when each landed right on the one
+ * before it. Null when there is nothing to commit.
+ */
+export async function commitChange(
+  table: TableDef,
+  prepared: PreparedBase,
+  change: BaseChange,
+): Promise<{ version: number; clean: boolean } | null> {
+  if (change.upserts.numRows === 0 && change.deletes.length === 0) return null;
+  let on = prepared.on;
+  let clean = true;
+  if (change.deletes.length > 0) {
+    const { version } = await prepared.handle.delete(keysPredicate(keyColumns(table.schema), change.deletes));
+    clean &&= version === on + 1;
+    on = version;
+  }
+  if (change.upserts.numRows > 0) {
+    const { version } = await prepared.handle
+      .mergeInsert([...table.schema.primaryKey])
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute(toLanceArrow(change.upserts));
+    clean &&= version === on + 1;
+    on = version;
+  }
+  return { version: on, clean };
+}

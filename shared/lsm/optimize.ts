@@ -1,0 +1,71 @@
+/**
+ * The optimize job: Lance's own compaction, index update and version cleanup on a
+ * table's base, recorded like a merge (the manifest names the optimized version only if
+ * it still named the version the optimize started from). Cleanup keeps every version a
+ * read may still use: a point lookup opens the version recorded when it began, and a scan
+ * cursor the one recorded when its scan began, refused once older than the GC grace
+ * period. So the oldest version to keep is the one recorded by the newest base manifest
+ * stored a grace period ago.
+ */
+import type { BaseDatasets } from '../base/base-datasets.ts';
+import { prepareBase } from '../base/merge-commit.ts';
+import { optimizeDataset } from '../base/optimize-dataset.ts';
+import { isSluiceError } from '../errors.ts';
+import type { TableDef } from '../table/table-def.ts';
+import type { BaseManifestStore } from './base-manifest.ts';
+import { commitOptimize } from './base-transitions.ts';
+import type { MergeOptions } from './merge.ts';
+
+export interface OptimizeDeps {
+  bases: BaseManifestStore;
+  datasets: BaseDatasets;
+}
+
+export interface OptimizeOutcome {
+  /** The Lance version recorded by this optimize, or null when it recorded none. */
+  lanceVersion: number | null;
+}
+
+export function optimizeDue(mergesSinceOptimize: number, table: TableDef): boolean {
+  return mergesSinceOptimize >= table.settings.optimizeAfterMerges;
+}
+
+export async function runOptimize(
+  deps: OptimizeDeps,
+  table: TableDef,
+  options: MergeOptions & { graceMs: number; slackMs: number; now?: number },
+): Promise<OptimizeOutcome> {
+  const base = await deps.bases.read(table.name, options.signal);
+  if (base.lanceVersion === null) return { lanceVersion: null };
+  const keepFrom = await oldestReadable(deps, table.name, options.graceMs, options.now ?? Date.now());
+  const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
+  options.onProgress?.('read');
+  // Null: every recorded version is younger than the grace period, so all of them are kept.
+  const lanceVersion = await optimizeDataset(prepared, keepFrom ?? 1, options.slackMs);
+  options.onProgress?.('write');
+  try {
+    const { changed } = await deps.bases.update(
+      table.name,
+      (current) => commitOptimize(current, base.lanceVersion!, lanceVersion),
+      options.signal,
+    );
+    options.onProgress?.('commit');
+    return { lanceVersion: changed ? lanceVersion : null };
+  } catch (err) {
+    // A merge recorded meanwhile; the next optimize starts from its version.
+    if (isSluiceError(err, 'FENCED')) return { lanceVersion: null };
+    throw err;
+  }
+}
+
+/** The Lance version of the newest base manifest stored at least `graceMs` ago (null: none that old). */
+async function oldestReadable(deps: OptimizeDeps, table: string, graceMs: number, now: number) {
+  const stored = await deps.bases.listStored(table);
+  // Store times may be whole seconds, hence the extra second.
+  const settled = stored.findLast((v) => v.storedAt <= now - graceMs - 1000);
+  if (!settled) {
+    const oldest = stored[0] ? await deps.bases.readVersion(table, stored[0].version) : null;
+    return oldest?.lanceVersion ?? null;
+  }
+  return (await deps.bases.readVersion(table, settled.version))?.lanceVersion ?? null;
+}

@@ -1,0 +1,146 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
+import type { MergeStep } from '../../shared/lsm/merge.ts';
+import { tableStats } from '../../shared/read/table-stats.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { spawnLogged } from '../support/logged-process.ts';
+import {
+  eventRows,
+  eventsTable,
+  flushedGeneration,
+  inKeyOrder,
+  lookupJson,
+  readAll,
+} from '../support/rows.ts';
+import { childEnv } from '../support/worker-process.ts';
+
+/** The rows an outside reader sees at the dataset's latest version, in key order. */
+async function latestRows(h: Harness, table: string) {
+  const db = await lanceDb().connect(`${h.dir.path}/tables/${table}`);
+  const rows = fromLanceArrow(await (await db.openTable('base')).query().toArrow());
+  return inKeyOrder(
+    (await h.sluice.table(table)).schema,
+    tableToJsonRows((await h.sluice.table(table)).schema, rows),
+  );
+}
+
+/** A merge that throws when it reaches `step`, as a process dying there would leave things. */
+function dieAt(at: MergeStep) {
+  return {
+    onStep(step: MergeStep) {
+      if (step === at) throw new Error(`died at ${step}`);
+    },
+  };
+}
+
+describe('the merge watermark moves with the Lance commit (I11)', () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+  afterEach(() => h.close());
+
+  it('a merge dying before its Lance commit leaves nothing behind; the redo applies once', async () => {
+    await h.createTable(eventsTable('before'));
+    await flushedGeneration(h.sluice, 'before', eventRows(1, 10, 1));
+    await h.sluice.merge('before');
+    await flushedGeneration(h.sluice, 'before', eventRows(5, 15, 2));
+    const recorded = (await h.sluice.bases.read('before')).lanceVersion;
+    await expect(h.sluice.merge('before', dieAt('prepared'))).rejects.toThrow('died at prepared');
+    expect((await h.sluice.bases.read('before')).lanceVersion).toBe(recorded);
+    const expected = [...eventRows(1, 4, 1), ...eventRows(5, 15, 2)];
+    expect(await readAll(h.sluice, 'before', 4)).toEqual(expected);
+    expect((await h.sluice.merge('before')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
+    expect(await readAll(h.sluice, 'before', 4)).toEqual(expected);
+    expect(await latestRows(h, 'before')).toEqual(expected);
+  });
+
+  it('a merge dying between its Lance commit and its record: reads stay exact, the redo restores and applies once', async () => {
+    await h.createTable(eventsTable('between'));
+    await flushedGeneration(h.sluice, 'between', eventRows(1, 10, 1));
+    await h.sluice.merge('between');
+    await flushedGeneration(h.sluice, 'between', eventRows(5, 15, 2));
+    await h.sluice.delete('between', [1, 2]);
+    await h.sluice.seal('between', 0);
+    await h.sluice.flush('between', 0);
+    const recorded = await h.sluice.bases.read('between');
+    await expect(h.sluice.merge('between', dieAt('lance-committed'))).rejects.toThrow(
+      'died at lance-committed',
+    );
+    expect(await h.sluice.bases.read('between')).toEqual(recorded);
+    const expected = [...eventRows(3, 4, 1), ...eventRows(5, 15, 2)];
+    // The unrecorded Lance commit holds the same content the redo writes again.
+    expect(await latestRows(h, 'between')).toEqual(expected);
+    expect(await readAll(h.sluice, 'between', 4)).toEqual(expected);
+    expect(await lookupJson(h.sluice, 'between', 1)).toBeNull();
+    expect((await h.sluice.merge('between')).merged).toEqual([{ shard: 0, from: 2, to: 3 }]);
+    expect(await readAll(h.sluice, 'between', 4)).toEqual(expected);
+    expect(await latestRows(h, 'between')).toEqual(expected);
+    expect((await tableStats(h.sluice, await h.sluice.table('between'))).baseRows).toBe(expected.length);
+    expect((await h.sluice.merge('between')).merged).toEqual([]);
+  });
+
+  it('a redelivered merge of generations already recorded changes nothing', async () => {
+    await h.createTable(eventsTable('again'));
+    await flushedGeneration(h.sluice, 'again', eventRows(1, 10, 1));
+    await h.sluice.merge('again');
+    const recorded = await h.sluice.bases.read('again');
+    expect((await h.sluice.merge('again')).merged).toEqual([]);
+    expect(await h.sluice.bases.read('again')).toEqual(recorded);
+    expect(await latestRows(h, 'again')).toEqual(eventRows(1, 10, 1));
+  });
+
+  it('a zombie merge that commits old generations after newer ones were recorded is never recorded and is undone', async () => {
+    await h.createTable(eventsTable('zombie'));
+    await flushedGeneration(h.sluice, 'zombie', eventRows(1, 10, 1));
+    let wake: () => void = () => undefined;
+    let paused: () => void = () => undefined;
+    let slept = false;
+    const asleep = new Promise<void>((resolve) => {
+      paused = resolve;
+    });
+    const zombie = h.sluice.merge('zombie', {
+      async onStep(step) {
+        if (step !== 'prepared' || slept) return;
+        slept = true;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          paused();
+        });
+      },
+    });
+    await asleep;
+    expect((await h.sluice.merge('zombie')).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
+    await flushedGeneration(h.sluice, 'zombie', eventRows(1, 5, 2));
+    expect((await h.sluice.merge('zombie')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
+    const recorded = await h.sluice.bases.read('zombie');
+    wake();
+    expect((await zombie).merged).toEqual([]);
+    expect(await h.sluice.bases.read('zombie')).toEqual(recorded);
+    const expected = [...eventRows(1, 5, 2), ...eventRows(6, 10, 1)];
+    expect(await readAll(h.sluice, 'zombie', 3)).toEqual(expected);
+    expect(await latestRows(h, 'zombie')).toEqual(expected);
+    expect(await lookupJson(h.sluice, 'zombie', 3)).toEqual(eventRows(3, 3, 2)[0]);
+  });
+
+  it('kill -9 between the Lance commit and the record: the next merge applies the generations once', async () => {
+    await h.createTable(eventsTable('killed'));
+    await flushedGeneration(h.sluice, 'killed', eventRows(1, 10, 1));
+    await h.sluice.merge('killed');
+    await flushedGeneration(h.sluice, 'killed', eventRows(6, 20, 2));
+    for (const step of ['prepared', 'lance-committed'] as const) {
+      const child = spawnLogged('test/support/merge-until-step.ts', ['killed', step], childEnv(h.config));
+      await child.waitForLine((line) => line.msg === 'merge step', `the merge to reach ${step}`);
+      await child.stop('SIGKILL');
+      expect((await h.sluice.bases.read('killed')).mergedThrough).toEqual({ '0': 1 });
+    }
+    const expected = [...eventRows(1, 5, 1), ...eventRows(6, 20, 2)];
+    expect(await readAll(h.sluice, 'killed', 7)).toEqual(expected);
+    expect((await h.sluice.merge('killed')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
+    expect(await readAll(h.sluice, 'killed', 7)).toEqual(expected);
+    expect(await latestRows(h, 'killed')).toEqual(expected);
+    expect((await tableStats(h.sluice, await h.sluice.table('killed'))).baseRows).toBe(20);
+  });
+});
