@@ -4,7 +4,7 @@
  * this list; a test checks that it names exactly the routes the app serves.
  */
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
-import type { ErrorCode } from '../../shared/errors.ts';
+import { type ErrorCode, statusOf } from '../../shared/errors.ts';
 import { ARROW_STREAM } from '../body.ts';
 import {
   AckSchema,
@@ -43,48 +43,13 @@ const STATUS_OF_CODES: Record<number, string> = {
   403: 'The token lacks the scope of the route',
   404: 'Not found',
   409: 'Conflict',
+  410: 'Gone: start again',
   413: 'Too large',
   415: 'Unsupported Content-Type',
   429: 'Backpressure: retry after `Retry-After` seconds',
   500: 'Internal failure',
   503: 'Unavailable: retry, or see the code',
   504: 'The request ran past the deadline; a write may have landed, retry it',
-};
-
-const CODE_STATUS: Partial<Record<ErrorCode, number>> = {
-  INVALID_REQUEST: 400,
-  INVALID_SCHEMA: 400,
-  INVALID_ROWS: 400,
-  INVALID_TABLE_NAME: 400,
-  INVALID_KEY: 400,
-  INVALID_CURSOR: 400,
-  INVALID_SETTINGS: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  TABLE_NOT_FOUND: 404,
-  KEY_NOT_FOUND: 404,
-  JOB_NOT_FOUND: 404,
-  SHARD_NOT_FOUND: 404,
-  TABLE_EXISTS: 409,
-  IDEMPOTENCY_CONFLICT: 409,
-  SHARD_NOT_POISONED: 409,
-  SHARD_STILL_POISONED: 409,
-  TABLE_DRAINED: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  TOO_MANY_ROWS: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  BACKPRESSURE: 429,
-  INTERNAL: 500,
-  DATA_MISSING: 500,
-  DATA_CORRUPT: 500,
-  STORE_CONFLICT: 503,
-  STORE_UNAVAILABLE: 503,
-  REDIS_UNAVAILABLE: 503,
-  SHARD_POISONED: 503,
-  WRITE_ABANDONED: 503,
-  READ_AMPLIFICATION: 503,
-  ABORTED: 503,
-  TIMEOUT: 504,
 };
 
 /** What any route of the API can answer, whatever it does. */
@@ -98,7 +63,7 @@ const RETRY_AFTER = {
 function errors(codes: ErrorCode[]): Responses {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
-    const status = CODE_STATUS[code]!;
+    const status = statusOf(code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: Responses = {};
@@ -332,7 +297,7 @@ export const API_ROUTES: RouteConfig[] = [
         },
       },
     },
-    codes: [...READ_CODES, 'INVALID_KEY', 'INVALID_CURSOR', 'KEY_NOT_FOUND'],
+    codes: [...READ_CODES, 'INVALID_KEY', 'INVALID_CURSOR', 'CURSOR_EXPIRED', 'KEY_NOT_FOUND'],
   }),
   route({
     method: 'get',

@@ -35,7 +35,7 @@ describe('Redis connection factory', () => {
         caught = err;
       }
       expect(isSluiceError(caught, 'INVALID_CONFIG')).toBe(true);
-      expect((caught as Error).message).toContain('redisClusterNodes: comma-separated host:port');
+      expect((caught as Error).message).toContain('SLUICE_REDIS_CLUSTER_NODES: comma-separated host:port');
     }
   });
 

@@ -401,6 +401,8 @@ export type components = {
       | 'PRECONDITION_FAILED'
       | 'GENERATION_GAP'
       | 'FENCED'
+      | 'BASE_FORMAT_OUTDATED'
+      | 'CURSOR_EXPIRED'
       | 'PAYLOAD_TOO_LARGE'
       | 'TOO_MANY_ROWS'
       | 'UNSUPPORTED_MEDIA_TYPE'
@@ -444,14 +446,15 @@ export type components = {
       sealDelayMs: number;
       maxGenerationBytes: number;
       maxGenerationRows: number;
-      compactAfterRuns: number;
-      maxBaseRuns: number;
-      compactMaxDeadRatio: number;
+      optimizeAfterMerges: number;
     };
     TableStats: {
+      /** @description Version of Sluice's record of the base */
       baseVersion: number;
+      /** @description The Lance version of the base dataset that record names; null before the first merge */
+      baseLanceVersion: number | null;
+      /** @description Live rows of the base dataset at that version: each key once, deleted keys not at all */
       baseRows: number;
-      baseRuns: number;
       pendingGenerations: number;
       poisonedShards: number;
       sealedGenerations: number;
@@ -478,9 +481,7 @@ export type components = {
         sealDelayMs?: number;
         maxGenerationBytes?: number;
         maxGenerationRows?: number;
-        compactAfterRuns?: number;
-        maxBaseRuns?: number;
-        compactMaxDeadRatio?: number;
+        optimizeAfterMerges?: number;
       };
     };
     Field: {
@@ -1323,6 +1324,15 @@ export interface operations {
       };
       /** @description Not found: TABLE_NOT_FOUND, KEY_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Gone: start again: CURSOR_EXPIRED */
+      410: {
         headers: {
           [name: string]: unknown;
         };
