@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
-import type { SealRequest, WorkScheduler } from '../shared/work/work-scheduler.ts';
+import type { FlushRetry, SealRequest, WorkScheduler } from '../shared/work/work-scheduler.ts';
 import {
   flushJobOptions,
   QUEUE,
@@ -35,9 +35,9 @@ export class BullmqWorkScheduler implements WorkScheduler {
     await this.seal.add('seal', data, sealJobOptions(data, request.delayMs));
   }
 
-  async requestFlush(table: string, shard: number): Promise<void> {
+  async requestFlush(table: string, shard: number, retry?: FlushRetry): Promise<void> {
     const data = { table, shard };
-    await this.flush.add('flush', data, flushJobOptions(data, this.config));
+    await this.flush.add('flush', data, flushJobOptions(data, this.config, retry));
   }
 
   requestMerge(table: string, options: { manual: boolean }): Promise<string> {
