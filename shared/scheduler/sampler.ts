@@ -16,6 +16,7 @@ import { pendingGenerations, pendingWarnings } from '../metrics.ts';
 import type { TableCatalog } from '../table/catalog.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { WorkKind } from './contracts.ts';
+import { type LostSealDeps, recoverLostSeals } from './lost-seals.ts';
 import type { SampledShard, SamplerIndex } from './sampler-index.ts';
 
 export interface SchedulerGates {
@@ -28,7 +29,7 @@ export interface TableWork {
   requestCompact(table: string): Promise<string>;
 }
 
-export interface SamplerDeps extends GcDeps, ReconcileDeps {
+export interface SamplerDeps extends GcDeps, ReconcileDeps, LostSealDeps {
   config: Config;
   log: Logger;
   catalog: TableCatalog;
@@ -44,6 +45,8 @@ export interface TickReport {
   compactions: string[];
   skipped: Array<{ table: string; kind: WorkKind; reason: 'drained' | 'cooldown' }>;
   warnings: number;
+  /** Seals asked for because a watched shard went quiet with a seq not yet sealed. */
+  lostSeals: number;
 }
 
 /** A full sweep this often even when nothing seems lost: the safety net under the dirty marks. */
@@ -57,12 +60,14 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     compactions: [],
     skipped: [],
     warnings: 0,
+    lostSeals: 0,
   };
   if (await deps.index.sweepDue(now, SWEEP_EVERY_MS)) {
     await sweep(deps);
     await deps.index.recordSweep(now);
     report.swept = true;
   }
+  report.lostSeals = await recoverLostSeals(deps, now);
   const changed = groupByTable(await deps.index.takeDirty());
   for (const [name, shards] of changed) {
     const table = await deps.catalog.get(name);

@@ -11,6 +11,7 @@ import type { Logger } from '../log.ts';
 import { poisonedError } from '../lsm/manifest-transitions.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
 import { outcomeOf, walEntryRows, walEntryWrites, walPuts } from '../metrics.ts';
+import type { SealWatch } from '../redis/seal-watch.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
@@ -24,6 +25,7 @@ export interface WalWriterDeps {
   store: ObjectStore;
   manifests: ShardManifestStore;
   shardState: ShardState;
+  sealWatch: SealWatch;
   scheduler: WorkScheduler;
   log: Logger;
 }
@@ -50,6 +52,8 @@ const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
 export class WalWriter {
   private readonly groups = new Map<string, Group>();
   private readonly floors = new Map<string, { value: number; at: number }>();
+  /** Per shard, the time this process last set its seal-watch mark due at. */
+  private readonly watchedUntil = new Map<string, number>();
   /** Counts of Redis round trips, for the write benchmark. */
   redisRoundTrips = 0;
 
@@ -105,6 +109,7 @@ export class WalWriter {
     const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
     for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
       const { seq, floorAt } = await this.allocate(table, shard);
+      await this.watchSeal(table.name, shard);
       if (await this.putEntry(table, shard, seq, body)) {
         if (await this.landedBelowSealed(table.name, shard, seq, floorAt)) continue;
         // Every write brings one batch, so the batches are the writes the entry acks.
@@ -190,6 +195,23 @@ export class WalWriter {
     return true;
   }
 
+  /**
+   * Makes sure the sampler looks at this shard once this put has ended, should its seal
+   * request never come (see `recoverLostSeals`). The mark only ever moves later, and the
+   * sampler takes it once due, so while this process's last mark is at least half the
+   * watch away — longer than any put may take — it still covers this put: one Redis call
+   * per shard per half watch, not per write.
+   */
+  private async watchSeal(table: string, shard: number): Promise<void> {
+    const id = `${table}/${shard}`;
+    const watchMs = this.deps.config.scheduler.lostSealSeconds * 1000;
+    const now = Date.now();
+    if ((this.watchedUntil.get(id) ?? 0) - now >= watchMs / 2) return;
+    this.redisRoundTrips++;
+    await this.deps.sealWatch.watch(table, shard, now + watchMs);
+    this.watchedUntil.set(id, now + watchMs);
+  }
+
   /** True when the entry landed; false when the seq was taken by a real entry (try another). */
   private async putEntry(table: TableDef, shard: number, seq: number, body: Uint8Array): Promise<boolean> {
     const key = walKey(table.name, shard, seq);
@@ -202,6 +224,7 @@ export class WalWriter {
     } catch (err) {
       walPuts.inc({ outcome: outcomeOf(err) });
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
+        await this.sealAfterUnknownPut(table, shard, seq, err);
         await this.deps.shardState.abandon(table.name, shard, seq).catch(() => undefined);
         throw err;
       }
@@ -215,6 +238,22 @@ export class WalWriter {
       });
     }
     return false;
+  }
+
+  /**
+   * A put that failed may still have landed (its answer was lost): the entry is then durable
+   * and unacked, and waits for a seal like any other. The seal request is asked for as after
+   * a landed put; should it fail too, the seal watch still finds the seq unsealed.
+   */
+  private async sealAfterUnknownPut(table: TableDef, shard: number, seq: number, err: unknown) {
+    try {
+      await this.deps.scheduler.requestSeal(table.name, shard, { delayMs: table.settings.sealDelayMs });
+    } catch (failure) {
+      this.deps.log.warn(
+        { err: failure, putError: err, table: table.name, shard, seq },
+        'WAL put failed and sealing not yet requested',
+      );
+    }
   }
 
   /** Bookkeeping after the ack point: a failure here delays sealing, it never un-acks a write. */
