@@ -25,16 +25,18 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
     const { table, shard } = job.data;
     const jobLog = sluice.log.child({ queue: job.queueName, jobId: job.id, table, shard });
     let log = jobLog;
-    let first: number | null = null;
+    let advanced = false;
     let generation: number | null = null;
     log.debug({ attempt: job.attemptsMade + 1 }, 'flush started');
     try {
       const committed = await sluice.flush(table, shard, {
         onGeneration: (g) => {
-          first ??= g;
           generation = g;
           log = jobLog.child({ generation: g });
           log.debug('flushing generation');
+        },
+        onCommitted: () => {
+          advanced = true;
         },
       });
       return { committed };
@@ -49,7 +51,7 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
         }
         throw failNow(error);
       }
-      if (generation !== null && generation !== first && (await handOnAfterProgress(sluice, job, error))) {
+      if (advanced && (await handOnAfterProgress(sluice, job, error))) {
         log.warn({ err: error }, 'flush failed after committing earlier generations; a fresh job retries');
         flushRetries.inc();
         return { committed: [] };

@@ -29,6 +29,8 @@ export interface FlushOptions {
   signal?: AbortSignal;
   /** Told which generation is being flushed, before any work on it starts. */
   onGeneration?(generation: number): void;
+  /** Told each generation found committed once its flush ended: by this call, or meanwhile by another run. */
+  onCommitted?(generation: number): void;
 }
 
 const WAL_READ_CONCURRENCY = 8;
@@ -52,6 +54,7 @@ export async function flushShard(
     } catch (err) {
       if (!(await committedMeanwhile(deps, table.name, shard, next.generation, options.signal))) throw err;
     }
+    options.onCommitted?.(next.generation);
   }
 }
 
