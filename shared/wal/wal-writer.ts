@@ -149,6 +149,8 @@ export class WalWriter {
         case 'uninitialized':
           await syncShard(this.deps, table.name, shard);
           this.floors.delete(`${table.name}/${shard}`);
+          // Redis lost the shard's state, and with it this process's seal-watch mark.
+          this.watchedUntil.delete(`${table.name}/${shard}`);
       }
     }
     throw new SluiceError('REDIS_UNAVAILABLE', 'shard state could not be initialized', {

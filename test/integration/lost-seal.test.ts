@@ -96,6 +96,19 @@ describe('lost seal work comes back within lostSealSeconds', () => {
     expect((await h.sluice.manifests.read('lost', 0)).sealed.map((g) => g.generation)).toEqual([1]);
   });
 
+  it('a writer marks its shard again once Redis restarted empty, however recently it marked it', async () => {
+    await setup();
+    await h.createTable(eventsTable('forgot'));
+    await writeRows(h.sluice, 'forgot', eventRows(1, 5));
+    const far = Date.now() + 60_000;
+    expect(await h.sluice.sealWatch.takeDue(far)).toEqual([{ table: 'forgot', shard: 0 }]);
+    for await (const keys of h.redis.scanStream({ match: `${h.config.redisPrefix}*` })) {
+      if ((keys as string[]).length > 0) await h.redis.unlink(...(keys as string[]));
+    }
+    await writeRows(h.sluice, 'forgot', eventRows(6, 10));
+    expect(await h.sluice.sealWatch.takeDue(far)).toEqual([{ table: 'forgot', shard: 0 }]);
+  });
+
   it('a watched shard whose writes were all sealed is asked for nothing once it goes quiet', async () => {
     await setup();
     await h.createTable(eventsTable('quiet'));
