@@ -7,7 +7,7 @@ import { type Job, Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
 import { isWorkProgress } from '../shared/work/work-progress.ts';
-import type { SealRequest, WorkScheduler } from '../shared/work/work-scheduler.ts';
+import type { FlushRetry, SealRequest, WorkScheduler } from '../shared/work/work-scheduler.ts';
 import type { WorkState, WorkStatus } from '../shared/work/work-status.ts';
 import {
   flushJobOptions,
@@ -37,9 +37,9 @@ export class BullmqWorkScheduler implements WorkScheduler {
     await this.seal.add('seal', data, sealJobOptions(data, request.delayMs));
   }
 
-  async requestFlush(table: string, shard: number): Promise<void> {
+  async requestFlush(table: string, shard: number, retry?: FlushRetry): Promise<void> {
     const data = { table, shard };
-    await this.flush.add('flush', data, flushJobOptions(data, this.config));
+    await this.flush.add('flush', data, flushJobOptions(data, this.config, retry));
   }
 
   requestMerge(table: string, options: { manual: boolean }): Promise<string> {

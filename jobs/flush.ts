@@ -3,6 +3,11 @@
  * error is one no retry can clear, the shard is poisoned and the job is recorded in the
  * dead-letter queue before BullMQ marks it failed. A job that finds its shard already
  * poisoned fails at once without spending its budget (I7).
+ *
+ * The budget is a generation's, not the job's: one job flushes every sealed generation of
+ * its shard, so a run that moved past at least one generation before it failed hands the
+ * failed generation to a fresh job (see `handOnAfterProgress`) instead of spending an
+ * attempt that earlier generations' failures already wore down.
  */
 import type { Job } from 'bullmq';
 import { isSluiceError, SluiceError, toSluiceError } from '../shared/errors.ts';
@@ -14,12 +19,14 @@ import type { WorkProgress } from '../shared/work/work-progress.ts';
 import type { DeadLetterQueue } from './dead-letter.ts';
 import { failNow, isLastAttempt } from './job-failure.ts';
 import { type ShardJobData, shardTarget } from './queues.ts';
+import { backoffDelay } from './retry-policy.ts';
 
 export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
   return async (job: Job<ShardJobData>) => {
     const { table, shard } = job.data;
     const jobLog = sluice.log.child({ queue: job.queueName, jobId: job.id, table, shard });
     let log = jobLog;
+    let advanced = false;
     let generation: number | null = null;
     log.debug({ attempt: job.attemptsMade + 1 }, 'flush started');
     const started = performance.now();
@@ -37,6 +44,9 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
           job
             .updateProgress({ ...next })
             .catch((err: unknown) => log.debug({ err }, 'progress not reported'));
+        },
+        onCommitted: () => {
+          advanced = true;
         },
       });
       if (committed.length > 0) {
@@ -63,6 +73,11 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
         }
         throw failNow(error);
       }
+      if (advanced && (await handOnAfterProgress(sluice, job, error))) {
+        log.warn({ err: error }, 'flush failed after committing earlier generations; a fresh job retries');
+        flushRetries.inc();
+        return { committed: [] };
+      }
       if (!isLastAttempt(job, error)) {
         log.warn({ err: error, attempt: job.attemptsMade + 1 }, 'flush failed; will retry');
         flushRetries.inc();
@@ -78,6 +93,27 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
       log.debug('flush ended');
     }
   };
+}
+
+/**
+ * I6: the failed generation has had one try, so its budget goes on in a new flush job that
+ * waits out the first backoff and has that try taken off its attempts. The job is active, so
+ * the add is folded into its single follow-up (I12), which BullMQ queues when this run
+ * completes; the shard's generations are still taken lowest first (I5). False when that one
+ * try was the whole budget, or the error is one no retry can clear: the usual path decides.
+ */
+async function handOnAfterProgress(
+  sluice: Sluice,
+  job: Job<ShardJobData>,
+  error: SluiceError,
+): Promise<boolean> {
+  const settings = sluice.config.flush;
+  if (!error.retryable || settings.maxRetries < 1) return false;
+  await sluice.scheduler.requestFlush(job.data.table, job.data.shard, {
+    delayMs: backoffDelay(1, settings),
+    triesSpent: 1,
+  });
+  return true;
 }
 
 /**

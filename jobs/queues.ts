@@ -5,6 +5,7 @@
 import type { JobsOptions, QueueBaseOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
+import type { FlushRetry } from '../shared/work/work-scheduler.ts';
 import { queueConnection } from './queue-connection.ts';
 import { attemptsFor, BACKOFF_TYPE } from './retry-policy.ts';
 
@@ -83,11 +84,14 @@ export function sealJobOptions(data: ShardJobData, delayMs: number): JobsOptions
  * The job flushes the shard's sealed generations lowest first, so no later generation can
  * start while an earlier one is failing. The manifest's compare-and-swap still refuses any
  * out-of-order commit should a redelivered zombie run beside it (I3, I11).
+ * A `retry` job continues a generation's budget (I6): it waits out the backoff and has the
+ * tries already spent on that generation taken off its attempts.
  */
-export function flushJobOptions(data: ShardJobData, config: Config): JobsOptions {
+export function flushJobOptions(data: ShardJobData, config: Config, retry?: FlushRetry): JobsOptions {
   return {
     ...KEEP_FINISHED,
-    attempts: attemptsFor(config.flush),
+    delay: retry?.delayMs ?? 0,
+    attempts: attemptsFor(config.flush) - (retry?.triesSpent ?? 0),
     backoff: { type: BACKOFF_TYPE },
     deduplication: { id: `flush/${shardTarget(data)}`, keepLastIfActive: true },
   };

@@ -156,6 +156,12 @@ export const ConfigSchema = z.object({
       mergeNoProgressSeconds: int(1).default(600),
       /** Objects a manifest stopped needing are deleted only this long after, for readers still using them. */
       gcGraceSeconds: int(1).default(3600),
+      /**
+       * A WAL entry whose seal request was lost (its writer died after the put, or the put's
+       * answer was lost) is sealed about this long after its shard's last write; at least
+       * twice wal.putTimeoutMs, so a put still under way when its shard is looked at has ended.
+       */
+      lostSealSeconds: int(1).default(30),
     })
     .prefault({}),
   tableDefaults: TableSettingsSchema.prefault({}),
@@ -221,6 +227,7 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_MERGE_CEILING_SECONDS', 'scheduler.mergeCeilingSeconds'],
   ['SLUICE_MERGE_NO_PROGRESS_SECONDS', 'scheduler.mergeNoProgressSeconds'],
   ['SLUICE_GC_GRACE_SECONDS', 'scheduler.gcGraceSeconds'],
+  ['SLUICE_LOST_SEAL_SECONDS', 'scheduler.lostSealSeconds'],
 ];
 
 /** Environment variables that hold JSON rather than a scalar. */
@@ -333,6 +340,16 @@ export function loadConfig(
       'SLUICE_WAL_HOLE_TIMEOUT_MS must be longer than SLUICE_WAL_PUT_TIMEOUT_MS',
       {
         holeTimeoutMs: parsed.data.wal.holeTimeoutMs,
+        putTimeoutMs: parsed.data.wal.putTimeoutMs,
+      },
+    );
+  }
+  if (parsed.data.scheduler.lostSealSeconds * 1000 < 2 * parsed.data.wal.putTimeoutMs) {
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      'SLUICE_LOST_SEAL_SECONDS must be at least twice SLUICE_WAL_PUT_TIMEOUT_MS (in seconds); raise the first or lower the second',
+      {
+        lostSealSeconds: parsed.data.scheduler.lostSealSeconds,
         putTimeoutMs: parsed.data.wal.putTimeoutMs,
       },
     );

@@ -33,6 +33,7 @@ import { lookupRow } from './read/point-lookup.ts';
 import { type ScanPage, scanRows } from './read/scan.ts';
 import { type ShardStats, shardStats } from './read/shard-stats.ts';
 import type { RedisClient } from './redis/connection.ts';
+import { SealWatch } from './redis/seal-watch.ts';
 import { ShardState } from './redis/shard-state.ts';
 import { SchedulerCounters } from './scheduler/counters.ts';
 import { DrainFlags } from './scheduler/drain.ts';
@@ -68,6 +69,7 @@ export class Sluice {
   readonly wal: WalWriter;
   readonly cache: ObjectCache;
   readonly samplerIndex: SamplerIndex;
+  readonly sealWatch: SealWatch;
   readonly schedulerCounters = new SchedulerCounters();
   readonly ledger: FailureLedger;
   readonly drains: DrainFlags;
@@ -88,7 +90,13 @@ export class Sluice {
     this.catalog = new TableCatalog(deps.store, deps.config.tableDefaults);
     this.cache = new ObjectCache(deps.store, deps.config.limits.readCacheBytes);
     this.samplerIndex = new SamplerIndex(deps.redis, deps.config.redisPrefix);
-    this.wal = new WalWriter({ ...deps, manifests: this.manifests, shardState: this.shardState });
+    this.sealWatch = new SealWatch(deps.redis, deps.config.redisPrefix);
+    this.wal = new WalWriter({
+      ...deps,
+      manifests: this.manifests,
+      shardState: this.shardState,
+      sealWatch: this.sealWatch,
+    });
     const { redis, log } = deps;
     const prefix = deps.config.redisPrefix;
     const counters = this.schedulerCounters;

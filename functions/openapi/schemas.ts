@@ -75,19 +75,12 @@ export const CreateTableSchema = z
 export const TableStatsSchema = z
   .object({
     baseVersion: z.number().int().openapi({ description: "Version of Sluice's record of the base" }),
-    baseLanceVersion: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({
-        description: 'The Lance version of the base dataset that record names; null before the first merge',
-      }),
-    baseRows: z
-      .number()
-      .int()
-      .openapi({
-        description: 'Live rows of the base dataset at that version: each key once, deleted keys not at all',
-      }),
+    baseLanceVersion: z.number().int().nullable().openapi({
+      description: 'The Lance version of the base dataset that record names; null before the first merge',
+    }),
+    baseRows: z.number().int().openapi({
+      description: 'Live rows of the base dataset at that version: each key once, deleted keys not at all',
+    }),
     pendingGenerations: z.number().int(),
     poisonedShards: z.number().int(),
     sealedGenerations: z.number().int(),

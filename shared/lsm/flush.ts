@@ -32,6 +32,8 @@ export interface FlushOptions {
   onGeneration?(generation: number): void;
   /** WAL rows and bytes flushed so far, of all that were sealed when this call reached them. */
   onWorkProgress?: OnWorkProgress;
+  /** Told each generation found committed once its flush ended: by this call, or meanwhile by another run. */
+  onCommitted?(generation: number): void;
 }
 
 const WAL_READ_CONCURRENCY = 8;
@@ -59,6 +61,7 @@ export async function flushShard(
       if (!(await committedMeanwhile(deps, table.name, shard, next.generation, options.signal))) throw err;
     }
     flushed.push({ rows: next.walRows, bytes: next.walBytes });
+    options.onCommitted?.(next.generation);
   }
 }
 

@@ -18,6 +18,7 @@ import type { TableCatalog } from '../table/catalog.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { TableDrops } from '../table/table-drops.ts';
 import type { WorkKind } from './contracts.ts';
+import { type LostSealDeps, recoverLostSeals } from './lost-seals.ts';
 import type { SampledShard, SamplerIndex } from './sampler-index.ts';
 
 export interface SchedulerGates {
@@ -30,7 +31,7 @@ export interface TableWork {
   requestCompact(table: string): Promise<string>;
 }
 
-export interface SamplerDeps extends GcDeps, ReconcileDeps {
+export interface SamplerDeps extends GcDeps, ReconcileDeps, LostSealDeps {
   config: Config;
   log: Logger;
   catalog: TableCatalog;
@@ -48,6 +49,8 @@ export interface TickReport {
   compactions: string[];
   skipped: Array<{ table: string; kind: WorkKind; reason: 'drained' | 'cooldown' }>;
   warnings: number;
+  /** Seals asked for because a watched shard went quiet with a seq not yet sealed. */
+  lostSeals: number;
 }
 
 /** A full sweep this often even when nothing seems lost: the safety net under the dirty marks. */
@@ -61,12 +64,14 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     compactions: [],
     skipped: [],
     warnings: 0,
+    lostSeals: 0,
   };
   if (await deps.index.sweepDue(now, SWEEP_EVERY_MS)) {
     await sweep(deps, now);
     await deps.index.recordSweep(now);
     report.swept = true;
   }
+  report.lostSeals = await recoverLostSeals(deps, now);
   const changed = groupByTable(await deps.index.takeDirty());
   for (const [name, shards] of changed) {
     const table = await deps.catalog.get(name).catch((err: unknown) => {

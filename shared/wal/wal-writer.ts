@@ -20,6 +20,7 @@ import type { Logger } from '../log.ts';
 import { poisonedError } from '../lsm/manifest-transitions.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
 import { outcomeOf, walEntryRows, walEntryWrites, walPuts, walRedisRoundTrips } from '../metrics.ts';
+import type { SealWatch } from '../redis/seal-watch.ts';
 import type { Allocation, Completion, ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore, StagedObject } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
@@ -34,6 +35,7 @@ export interface WalWriterDeps {
   store: ObjectStore;
   manifests: ShardManifestStore;
   shardState: ShardState;
+  sealWatch: SealWatch;
   scheduler: WorkScheduler;
   log: Logger;
 }
@@ -70,6 +72,8 @@ const SEAL_ARM_GRACE_MS = 2_000;
 export class WalWriter {
   private readonly lanes = new Map<string, Lane>();
   private readonly floors = new Map<string, { value: number; at: number }>();
+  /** Per shard, the time this process last set its seal-watch mark due at. */
+  private readonly watchedUntil = new Map<string, number>();
 
   constructor(private readonly deps: WalWriterDeps) {}
 
@@ -165,6 +169,7 @@ export class WalWriter {
     try {
       for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
         const { seq, floorAt } = await this.allocate(lane);
+        await this.watchSeal(table.name, shard);
         let landed: boolean;
         try {
           landed = await this.putEntry(table, shard, seq, body, staging);
@@ -238,6 +243,8 @@ export class WalWriter {
         case 'uninitialized':
           await syncShard(this.deps, table.name, shard);
           this.floors.delete(`${table.name}/${shard}`);
+          // Redis lost the shard's state, and with it this process's seal-watch mark.
+          this.watchedUntil.delete(`${table.name}/${shard}`);
       }
     }
     throw new SluiceError('REDIS_UNAVAILABLE', 'shard state could not be initialized', {
@@ -284,6 +291,23 @@ export class WalWriter {
     return true;
   }
 
+  /**
+   * Makes sure the sampler looks at this shard once this put has ended, should its seal
+   * request never come (see `recoverLostSeals`). The mark only ever moves later, and the
+   * sampler takes it once due, so while this process's last mark is at least half the
+   * watch away — longer than any put may take — it still covers this put: one Redis call
+   * per shard per half watch, not per write.
+   */
+  private async watchSeal(table: string, shard: number): Promise<void> {
+    const id = `${table}/${shard}`;
+    const watchMs = this.deps.config.scheduler.lostSealSeconds * 1000;
+    const now = Date.now();
+    if ((this.watchedUntil.get(id) ?? 0) - now >= watchMs / 2) return;
+    walRedisRoundTrips.inc({ step: 'watch' });
+    await this.deps.sealWatch.watch(table, shard, now + watchMs);
+    this.watchedUntil.set(id, now + watchMs);
+  }
+
   /** True when the entry landed; false when the seq was taken by a real entry (try another). */
   private async putEntry(
     table: TableDef,
@@ -303,6 +327,7 @@ export class WalWriter {
       walPuts.inc({ outcome: outcomeOf(err) });
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
         walRedisRoundTrips.inc({ step: 'abandon' });
+        await this.sealAfterUnknownPut(table, shard, seq, err);
         await this.deps.shardState.abandon(table.name, shard, seq).catch(() => undefined);
         throw err;
       }
@@ -316,6 +341,22 @@ export class WalWriter {
       });
     }
     return false;
+  }
+
+  /**
+   * A put that failed may still have landed (its answer was lost): the entry is then durable
+   * and unacked, and waits for a seal like any other. The seal request is asked for as after
+   * a landed put; should it fail too, the seal watch still finds the seq unsealed.
+   */
+  private async sealAfterUnknownPut(table: TableDef, shard: number, seq: number, err: unknown) {
+    try {
+      await this.deps.scheduler.requestSeal(table.name, shard, { delayMs: table.settings.sealDelayMs });
+    } catch (failure) {
+      this.deps.log.warn(
+        { err: failure, putError: err, table: table.name, shard, seq },
+        'WAL put failed and sealing not yet requested',
+      );
+    }
   }
 
   /** Starts the shard's background run, or asks the running one for another pass. */

@@ -11,9 +11,17 @@ export interface SealRequest {
   delayMs: number;
 }
 
+/** A flush that follows one that failed after it made progress (I6). */
+export interface FlushRetry {
+  /** Run no earlier than this many ms from now: the backoff before the failed generation's next try. */
+  delayMs: number;
+  /** Tries of the failed generation already spent, taken off the new job's budget. */
+  triesSpent: number;
+}
+
 export interface WorkScheduler {
   requestSeal(table: string, shard: number, request: SealRequest): Promise<void>;
-  requestFlush(table: string, shard: number): Promise<void>;
+  requestFlush(table: string, shard: number, retry?: FlushRetry): Promise<void>;
   /**
    * A merge of `table`; `manual` marks an operator's request, which no cooldown gates (I15).
    * Returns the id of the job that will run it.

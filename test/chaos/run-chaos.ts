@@ -29,14 +29,16 @@ const STALLED_INTERVAL_MS = 1_000;
  * Every process reads the fault plan when it starts, so the plan's clock starts before
  * they do; this is how long they get to start before the first fault. Clients write from
  * the moment the API answers. A start slower than this only moves store faults into it.
+ * Three processes start in about 4 s on an idle machine and 9 s on a loaded one.
  */
-const STARTUP_LEAD_MS = 20_000;
+const STARTUP_LEAD_MS = 12_000;
 
 /**
  * Every process runs with these. Short locks and a short GC grace, so a stopped worker's
  * job is redelivered and GC removes what the redelivered run committed while the zombie
  * sleeps; cooldowns short enough that a merge failed by injected faults is tried again
- * within the settle time; the sampler every second, so lost work is re-created quickly.
+ * within the settle time; the sampler every second and a short seal watch (twice the put
+ * timeout, the least accepted), so lost work is re-created quickly.
  */
 const SETTINGS: Record<string, string> = {
   SLUICE_LOCK_DURATION_MS: String(LOCK_DURATION_MS),
@@ -46,6 +48,7 @@ const SETTINGS: Record<string, string> = {
   SLUICE_COOLDOWN_BASE_SECONDS: '1',
   SLUICE_COOLDOWN_MAX_SECONDS: '2',
   SLUICE_WAL_PUT_TIMEOUT_MS: '3000',
+  SLUICE_LOST_SEAL_SECONDS: '6',
   SLUICE_WAL_HOLE_TIMEOUT_MS: '5000',
   SLUICE_REQUEST_TIMEOUT_MS: '8000',
   SLUICE_SHUTDOWN_GRACE_SECONDS: '2',

@@ -182,6 +182,56 @@ describe('flush failures: order, retry, poison, reopen', () => {
       expect((await manifest('corrupt')).poison).toMatchObject({ code: 'DATA_CORRUPT', generation: 1 });
     });
 
+    it('I6: transient failures on successive generations never add up to a poison; each generation has its own budget', async () => {
+      await h.createTable(eventsTable('spread'));
+      // Five generations sealed before any flush worker runs: one flush job takes them all.
+      for (let g = 1; g <= 5; g++) {
+        await writeRows(h.sluice, 'spread', eventRows(g * 10 - 9, g * 10));
+        await h.sluice.seal('spread', 0);
+      }
+      expect((await manifest('spread')).sealed.map((s) => s.generation)).toEqual([1, 2, 3, 4, 5]);
+      // Ten failures in all, more than the job's nine attempts; two for each generation.
+      const faults = [1, 2, 3, 4, 5].map((g) =>
+        h.store.inject({ op: 'put', key: GEN('spread', g), fault: 'fail', times: 2 }),
+      );
+
+      h.startWorkers(['flush']);
+      await waitFor(
+        async () => {
+          const m = await manifest('spread');
+          return m.committed.length === 5 || m.poison !== null;
+        },
+        { message: 'every generation committed or the shard poisoned', timeoutMs: 20_000 },
+      );
+
+      const after = await manifest('spread');
+      expect(after.poison).toBeNull();
+      expect(after.committed.map((c) => c.generation)).toEqual([1, 2, 3, 4, 5]);
+      expect(faults.map((f) => f.hits)).toEqual([2, 2, 2, 2, 2]);
+      expect(await deadLetters.count()).toBe(0);
+      expect(await readAll(h.sluice, 'spread')).toEqual(eventRows(1, 50));
+    });
+
+    it('I6: a generation that fails right after its predecessor committed still gets exactly 9 tries', async () => {
+      await h.createTable(eventsTable('after'));
+      for (let g = 1; g <= 2; g++) {
+        await writeRows(h.sluice, 'after', eventRows(g * 10 - 9, g * 10));
+        await h.sluice.seal('after', 0);
+      }
+      const broken = h.store.inject({ op: 'put', key: GEN('after', 2), fault: 'fail', permanent: true });
+
+      h.startWorkers(['flush']);
+      await waitFor(async () => (await deadLetters.count()) === 1, {
+        message: 'the dead letter',
+        timeoutMs: 20_000,
+      });
+
+      expect(broken.hits).toBe(9);
+      const poisoned = await manifest('after');
+      expect(poisoned.committed.map((c) => c.generation)).toEqual([1]);
+      expect(poisoned.poison).toMatchObject({ code: 'STORE_UNAVAILABLE', generation: 2 });
+    });
+
     it('I7: reopening a healthy shard is refused', async () => {
       await h.createTable(eventsTable('healthy'));
       await expect(h.sluice.reopen('healthy', 0)).rejects.toMatchObject({ code: 'SHARD_NOT_POISONED' });
