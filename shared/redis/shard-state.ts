@@ -4,7 +4,7 @@
  * things up; everything here can be rebuilt from the object store (`initialize`), and the
  * store's conditional puts catch whatever a lost or stale Redis gets wrong.
  */
-import type { PoisonRecord } from '../lsm/shard-manifest.ts';
+import type { PoisonRecord } from '../shard-poison.ts';
 import type { RedisClient } from './connection.ts';
 import { runLuaCommand } from './lua-commands.ts';
 import {
