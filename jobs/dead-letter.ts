@@ -11,9 +11,9 @@ import type { Job } from 'bullmq';
 import { Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
-import { shardPoison } from '../shared/lsm/shard-open.ts';
 import { deadLetterCount } from '../shared/metrics.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
+import { shardPoison } from '../shared/shard-poison.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import {
   type DeadLetterCursor,

@@ -11,9 +11,8 @@
  */
 import type { Job } from 'bullmq';
 import { isSluiceError, SluiceError, toSluiceError } from '../shared/errors.ts';
-import type { PoisonRecord } from '../shared/lsm/shard-manifest.ts';
-import { shardPoison } from '../shared/lsm/shard-open.ts';
 import { flushRetries } from '../shared/metrics.ts';
+import { ShardPoisonedError, shardPoison } from '../shared/shard-poison.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import type { WorkProgress } from '../shared/work/work-progress.ts';
 import type { DeadLetterQueue } from './dead-letter.ts';
@@ -64,10 +63,10 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
         log.info('table dropped; nothing to flush');
         return { committed: [], dropped: true };
       }
-      if (error.code === 'SHARD_POISONED') {
+      if (error instanceof ShardPoisonedError) {
         // A redelivery of the job that poisoned the shard makes sure its dead letter exists.
-        const poison = error.details.poison as PoisonRecord | undefined;
-        if (poison?.jobId === String(job.id)) {
+        const { poison } = error;
+        if (poison.jobId === String(job.id)) {
           const original = new SluiceError(poison.code, poison.cause, { generation: poison.generation });
           await deadLetters.record(job, shardTarget(job.data), original);
         }

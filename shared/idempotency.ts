@@ -15,13 +15,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SluiceError } from './errors.ts';
 import type { RedisClient } from './redis/connection.ts';
+import { luaCommand, runLuaCommand } from './redis/lua-commands.ts';
 
-/** Replaces, or deletes when ARGV[2] is empty, the value only while it is still the caller's marker. */
-const SETTLE = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
-return 1
-`;
+export const IDEMPOTENCY_SETTLE = luaCommand<'marker', number>('idempotency-settle-1.lua', ['marker']);
 
 const POLL_MS = 20;
 
@@ -52,21 +48,12 @@ export interface IdempotentOutcome<T> {
   replayed: boolean;
 }
 
-interface SettleCommand {
-  sluiceIdempotencySettle(key: string, marker: string, value: string, ttlMs: number): Promise<number>;
-}
-
 export class IdempotencyStore {
-  private readonly scripts: SettleCommand;
-
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly options: IdempotencyOptions,
-  ) {
-    redis.defineCommand('sluiceIdempotencySettle', { numberOfKeys: 1, lua: SETTLE });
-    this.scripts = redis as unknown as SettleCommand;
-  }
+  ) {}
 
   redisKey(table: string, key: string): string {
     const digest = createHash('sha256').update(key).digest('hex');
@@ -101,11 +88,15 @@ export class IdempotencyStore {
     try {
       result = await write();
     } catch (err) {
-      await this.scripts.sluiceIdempotencySettle(key, marker, '', 0);
+      await runLuaCommand(this.redis, IDEMPOTENCY_SETTLE, { marker: key }, [marker, '', 0]);
       throw err;
     }
     const done = JSON.stringify({ fingerprint: request.fingerprint, result } satisfies Marker);
-    await this.scripts.sluiceIdempotencySettle(key, marker, done, this.options.ttlSeconds * 1000);
+    await runLuaCommand(this.redis, IDEMPOTENCY_SETTLE, { marker: key }, [
+      marker,
+      done,
+      this.options.ttlSeconds * 1000,
+    ]);
     return { result, replayed: false };
   }
 }

@@ -10,6 +10,7 @@ import pLimit from 'p-limit';
 import { keyCodecFor } from '../arrow/key-codec.ts';
 import { SluiceError } from '../errors.ts';
 import type { ShardState } from '../redis/shard-state.ts';
+import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { generationKey, walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
@@ -18,7 +19,6 @@ import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { commitGeneration, isCommitted } from './manifest-transitions.ts';
 import { buildRunFile } from './run-file.ts';
 import type { SealedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
-import { assertShardOpen } from './shard-open.ts';
 
 export interface FlushDeps {
   store: ObjectStore;

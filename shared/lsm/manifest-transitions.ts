@@ -5,25 +5,13 @@
  * change is not allowed.
  */
 import { SluiceError } from '../errors.ts';
+import { assertNotPoisoned, type PoisonRecord } from '../shard-poison.ts';
 import type {
   CommittedGeneration,
   ManifestChange,
-  PoisonRecord,
   SealedGeneration,
   ShardManifest,
 } from './shard-manifest.ts';
-
-export function assertNotPoisoned(manifest: ShardManifest): void {
-  if (manifest.poison) throw poisonedError(manifest.table, manifest.shard, manifest.poison);
-}
-
-export function poisonedError(table: string, shard: number, poison: PoisonRecord): SluiceError {
-  return new SluiceError('SHARD_POISONED', `shard ${shard} of table ${table} is poisoned: ${poison.cause}`, {
-    table,
-    shard,
-    poison,
-  });
-}
 
 /**
  * I11: a generation below the current one is committed, whoever committed it. A flush that

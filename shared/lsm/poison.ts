@@ -5,9 +5,10 @@
  */
 import type { ErrorCode } from '../errors.ts';
 import type { ShardState } from '../redis/shard-state.ts';
+import type { PoisonRecord } from '../shard-poison.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { isCommitted, poisonShard, reopenShard as reopenTransition } from './manifest-transitions.ts';
-import type { PoisonRecord, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
+import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
 export interface PoisonDeps {
   manifests: ShardManifestStore;

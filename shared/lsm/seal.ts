@@ -6,6 +6,7 @@
 import type { Config } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { ShardState } from '../redis/shard-state.ts';
+import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
@@ -15,7 +16,6 @@ import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { cutGenerations, type SealableEntry } from './generation-cut.ts';
 import { sealGenerations } from './manifest-transitions.ts';
 import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
-import { assertShardOpen } from './shard-open.ts';
 
 export interface SealDeps {
   config: Config;

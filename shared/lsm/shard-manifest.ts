@@ -4,7 +4,7 @@
  * generations are committed, how far the WAL cursor has moved and whether the shard is
  * poisoned.
  */
-import type { ErrorCode } from '../errors.ts';
+import type { PoisonRecord } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { shardManifestKey, shardManifestPrefix } from '../table/paths.ts';
 import {
@@ -32,14 +32,6 @@ export interface CommittedGeneration extends SealedGeneration {
   rows: number;
   bytes: number;
   committedAt: string;
-}
-
-export interface PoisonRecord {
-  code: ErrorCode;
-  generation: number | null;
-  cause: string;
-  at: string;
-  jobId?: string;
 }
 
 export interface ShardManifest extends Versioned {

@@ -22,8 +22,8 @@ import {
   mergedThrough,
 } from '../lsm/base-manifest.ts';
 import { emptyShardManifest, type ShardManifest, type ShardManifestStore } from '../lsm/shard-manifest.ts';
-import { assertShardOpen } from '../lsm/shard-open.ts';
 import type { ShardState } from '../redis/shard-state.ts';
+import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';

@@ -44,17 +44,25 @@ export function shardKeys(prefix: string, table: string, shard: number): ShardKe
   };
 }
 
-/** The order in which the Lua scripts take their KEYS. */
+export type ShardKeyName = keyof ShardKeys;
+
+/**
+ * KEYS[1..9] of every shard command (shared/redis/commands/*-9.lua): their headers name
+ * these keys at these positions, and a unit test holds them to it.
+ */
+export const SHARD_KEY_ORDER: readonly ShardKeyName[] = [
+  'seq',
+  'inflight',
+  'walRows',
+  'unsealedBytes',
+  'sealedCount',
+  'poison',
+  'sealedVersion',
+  'poisonVersion',
+  'sealArmed',
+];
+
+/** Every key of the shard, in `SHARD_KEY_ORDER`. */
 export function shardKeyList(keys: ShardKeys): string[] {
-  return [
-    keys.seq,
-    keys.inflight,
-    keys.walRows,
-    keys.unsealedBytes,
-    keys.sealedCount,
-    keys.poison,
-    keys.sealedVersion,
-    keys.poisonVersion,
-    keys.sealArmed,
-  ];
+  return SHARD_KEY_ORDER.map((name) => keys[name]);
 }

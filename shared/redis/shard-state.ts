@@ -4,132 +4,18 @@
  * things up; everything here can be rebuilt from the object store (`initialize`), and the
  * store's conditional puts catch whatever a lost or stale Redis gets wrong.
  */
-import type { PoisonRecord } from '../lsm/shard-manifest.ts';
+import type { PoisonRecord } from '../shard-poison.ts';
 import type { RedisClient } from './connection.ts';
-import { type ShardKeys, shardKeyList, shardKeys } from './shard-keys.ts';
-
-/**
- * Applies the completions in ARGV[from..] (triples of seq, rows, bytes). A seq counts only
- * while it is still marked in flight: a seal that already sealed it, an abandon, or a Redis
- * that lost the mark since then would otherwise count its bytes twice. Returns how many
- * counted. `arm(ttl)` arms the seal unless one is armed: true when this call armed it.
- */
-const APPLY_COMPLETIONS = `
-local function applyCompletions(from)
-  local applied = 0
-  for i = from, #ARGV, 3 do
-    if redis.call('ZREM', KEYS[2], ARGV[i]) == 1 then
-      redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
-      redis.call('INCRBY', KEYS[4], ARGV[i + 2])
-      applied = applied + 1
-    end
-  end
-  return applied
-end
-local function arm(ttl)
-  if redis.call('SET', KEYS[9], '1', 'NX', 'PX', ttl) then return '1' end
-  return '0'
-end
-`;
-
-/**
- * KEYS are shardKeyList's; ARGV[4] is the seq floor the store implies (see `allocate`);
- * ARGV[5] how long an armed seal stays armed (ms); ARGV[6..] are completions of earlier
- * entries, folded into this round trip.
- */
-const ALLOCATE = `${APPLY_COMPLETIONS}
-applyCompletions(6)
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'UNINITIALIZED'} end
-local poison = redis.call('GET', KEYS[6])
-if poison then return {'POISONED', poison} end
-local sealed = tonumber(redis.call('GET', KEYS[5]) or '0')
-if sealed > tonumber(ARGV[2]) then return {'BACKPRESSURE', 'generations', tostring(sealed)} end
-local unsealed = tonumber(redis.call('GET', KEYS[4]) or '0')
-if unsealed > tonumber(ARGV[3]) then return {'BACKPRESSURE', 'bytes', tostring(unsealed)} end
-if tonumber(redis.call('GET', KEYS[1])) < tonumber(ARGV[4]) then redis.call('SET', KEYS[1], ARGV[4]) end
-local seq = redis.call('INCR', KEYS[1])
-redis.call('ZADD', KEYS[2], ARGV[1], seq)
-return {'OK', tostring(seq), tostring(unsealed), arm(ARGV[5])}
-`;
-
-/**
- * ARGV[1] is the arm time (ms), ARGV[2..] completions. An entry that landed after the last
- * seal began (nothing armed) may have been listed too late for it: arm the next one.
- */
-const COMPLETE = `${APPLY_COMPLETIONS}
-local armed = '0'
-if applyCompletions(2) > 0 then armed = arm(ARGV[1]) end
-return {redis.call('GET', KEYS[4]) or '0', armed}
-`;
-
-/** Sets the sealed count unless a newer manifest version already set it. */
-const SET_SEALED = `
-local function setSealed(count, version)
-  if tonumber(version) >= tonumber(redis.call('GET', KEYS[7]) or '-1') then
-    redis.call('SET', KEYS[5], count)
-    redis.call('SET', KEYS[7], version)
-  end
-end
-`;
-
-/**
- * Brings Redis in line with the store: the seq counter never below the floor, the sealed
- * count and unsealed bytes as the store has them, and the poison as the manifest has it,
- * unless Redis holds a poison state from this manifest version or a newer one: a reopen
- * that cleared it after this sync read the manifest, or a poison held only in Redis (the
- * store refused it), which carries the version it was raised on.
- */
-const SYNC = `${SET_SEALED}
-if tonumber(redis.call('GET', KEYS[1]) or '-1') < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
-setSealed(ARGV[2], ARGV[3])
-redis.call('SET', KEYS[4], ARGV[4])
-if tonumber(ARGV[3]) > tonumber(redis.call('GET', KEYS[8]) or '-1') then
-  if ARGV[5] ~= '' then redis.call('SET', KEYS[6], ARGV[5]) else redis.call('DEL', KEYS[6]) end
-  redis.call('SET', KEYS[8], ARGV[3])
-end
-return 1
-`;
-
-/**
- * Sets (ARGV[2] a record) or clears (ARGV[2] '') the cached poison as of manifest version
- * ARGV[1], unless a newer version's state is already there; ARGV[1] '' keeps the version
- * Redis has (the manifest could not be read). Returns 1 when applied.
- */
-const CACHE_POISON = `
-local held = tonumber(redis.call('GET', KEYS[8]) or '-1')
-local version = ARGV[1] == '' and held or tonumber(ARGV[1])
-if version < held then return 0 end
-if ARGV[2] == '' then redis.call('DEL', KEYS[6]) else redis.call('SET', KEYS[6], ARGV[2]) end
-redis.call('SET', KEYS[8], version)
-return 1
-`;
-
-const RECORD_SEAL = `${SET_SEALED}
-local left = redis.call('DECRBY', KEYS[4], ARGV[1])
-if left < 0 then redis.call('SET', KEYS[4], 0) end
-setSealed(ARGV[2], ARGV[3])
-for i = 4, #ARGV do
-  redis.call('HDEL', KEYS[3], ARGV[i])
-  redis.call('ZREM', KEYS[2], ARGV[i])
-end
-return 1
-`;
-
-const RECORD_SEALED_COUNT = `${SET_SEALED}
-setSealed(ARGV[1], ARGV[2])
-return 1
-`;
-
-type ScriptResult = [string, ...string[]];
-
-interface ShardScripts {
-  sluiceAllocate(...args: (string | number)[]): Promise<ScriptResult>;
-  sluiceComplete(...args: (string | number)[]): Promise<[string, string]>;
-  sluiceSync(...args: (string | number)[]): Promise<number>;
-  sluiceRecordSeal(...args: (string | number)[]): Promise<number>;
-  sluiceRecordSealedCount(...args: (string | number)[]): Promise<number>;
-  sluiceCachePoison(...args: (string | number)[]): Promise<number>;
-}
+import { runLuaCommand } from './lua-commands.ts';
+import {
+  ALLOCATE,
+  CACHE_POISON,
+  COMPLETE,
+  RECORD_SEAL,
+  RECORD_SEALED_COUNT,
+  SYNC,
+} from './shard-commands.ts';
+import { type ShardKeys, shardKeys } from './shard-keys.ts';
 
 export type Allocation =
   | {
@@ -166,7 +52,6 @@ export interface AllocationExtras {
 }
 
 export class ShardState {
-  private readonly scripts: ShardScripts;
   /**
    * SET of `{shard}/{table}` whose poison key may be set, for counting poisoned shards
    * without a SCAN. Added to before a poison is cached and removed from after it is
@@ -179,14 +64,6 @@ export class ShardState {
     private readonly prefix: string,
   ) {
     this.poisonedIndex = `${prefix}:{poisoned}:shards`;
-    const keys = shardKeyList(shardKeys(prefix, 't', 0)).length;
-    redis.defineCommand('sluiceAllocate', { numberOfKeys: keys, lua: ALLOCATE });
-    redis.defineCommand('sluiceComplete', { numberOfKeys: keys, lua: COMPLETE });
-    redis.defineCommand('sluiceSync', { numberOfKeys: keys, lua: SYNC });
-    redis.defineCommand('sluiceRecordSeal', { numberOfKeys: keys, lua: RECORD_SEAL });
-    redis.defineCommand('sluiceRecordSealedCount', { numberOfKeys: keys, lua: RECORD_SEALED_COUNT });
-    redis.defineCommand('sluiceCachePoison', { numberOfKeys: keys, lua: CACHE_POISON });
-    this.scripts = redis as unknown as ShardScripts;
   }
 
   keys(table: string, shard: number): ShardKeys {
@@ -207,16 +84,14 @@ export class ShardState {
     seqFloor: number,
     extras: AllocationExtras,
   ): Promise<Allocation> {
-    const keys = shardKeyList(this.keys(table, shard));
-    const [status, ...rest] = await this.scripts.sluiceAllocate(
-      ...keys,
+    const [status, ...rest] = await runLuaCommand(this.redis, ALLOCATE, this.keys(table, shard), [
       Date.now(),
       limits.maxUnflushedGenerations,
       limits.maxUnsealedBytes,
       seqFloor,
       extras.sealArmMs,
       ...completionArgs(extras.completions ?? []),
-    );
+    ]);
     switch (status) {
       case 'OK':
         return {
@@ -248,11 +123,10 @@ export class ShardState {
     completions: readonly Completion[],
     sealArmMs: number,
   ): Promise<{ unsealedBytes: number; armedSeal: boolean }> {
-    const [unsealed, armed] = await this.scripts.sluiceComplete(
-      ...shardKeyList(this.keys(table, shard)),
+    const [unsealed, armed] = await runLuaCommand(this.redis, COMPLETE, this.keys(table, shard), [
       sealArmMs,
       ...completionArgs(completions),
-    );
+    ]);
     return { unsealedBytes: Number(unsealed), armedSeal: armed === '1' };
   }
 
@@ -299,14 +173,13 @@ export class ShardState {
     },
   ): Promise<void> {
     if (state.poison) await this.redis.sadd(this.poisonedIndex, `${shard}/${table}`);
-    await this.scripts.sluiceSync(
-      ...shardKeyList(this.keys(table, shard)),
+    await runLuaCommand(this.redis, SYNC, this.keys(table, shard), [
       state.seqFloor,
       state.sealedCount,
       state.manifestVersion,
       state.unsealedBytes,
       state.poison ? JSON.stringify(state.poison) : '',
-    );
+    ]);
   }
 
   async isInitialized(table: string, shard: number): Promise<boolean> {
@@ -351,13 +224,12 @@ export class ShardState {
     shard: number,
     sealed: { bytes: number; sealedCount: number; manifestVersion: number; seqs: number[] },
   ): Promise<void> {
-    await this.scripts.sluiceRecordSeal(
-      ...shardKeyList(this.keys(table, shard)),
+    await runLuaCommand(this.redis, RECORD_SEAL, this.keys(table, shard), [
       sealed.bytes,
       sealed.sealedCount,
       sealed.manifestVersion,
       ...sealed.seqs,
-    );
+    ]);
   }
 
   async setSealedCount(
@@ -366,11 +238,10 @@ export class ShardState {
     sealedCount: number,
     manifestVersion: number,
   ): Promise<void> {
-    await this.scripts.sluiceRecordSealedCount(
-      ...shardKeyList(this.keys(table, shard)),
+    await runLuaCommand(this.redis, RECORD_SEALED_COUNT, this.keys(table, shard), [
       sealedCount,
       manifestVersion,
-    );
+    ]);
   }
 
   /**
@@ -386,11 +257,10 @@ export class ShardState {
   ): Promise<boolean> {
     const member = `${shard}/${table}`;
     if (poison) await this.redis.sadd(this.poisonedIndex, member);
-    const applied = await this.scripts.sluiceCachePoison(
-      ...shardKeyList(this.keys(table, shard)),
+    const applied = await runLuaCommand(this.redis, CACHE_POISON, this.keys(table, shard), [
       manifestVersion ?? '',
       poison ? JSON.stringify(poison) : '',
-    );
+    ]);
     if (applied === 1 && !poison) await this.redis.srem(this.poisonedIndex, member);
     return applied === 1;
   }

@@ -16,6 +16,7 @@
 import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { RedisClient } from '../redis/connection.ts';
+import { luaCommand, runLuaCommand } from '../redis/lua-commands.ts';
 import { isTableName } from '../table/table-name.ts';
 import { type LedgerEntry, WORK_KINDS, type WorkKind } from './contracts.ts';
 import { isCoolingDown } from './cooldown.ts';
@@ -53,27 +54,13 @@ export interface FailureLedgerDeps {
   counters: SchedulerCounters;
 }
 
-const SWAP = `
-local current = redis.call('GET', KEYS[1])
-if (current or '') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1
-`;
-
-interface LedgerScripts {
-  sluiceLedgerSwap(key: string, expected: string, next: string): Promise<number>;
-}
+export const LEDGER_SWAP = luaCommand<'entry', number>('ledger-swap-1.lua', ['entry']);
 
 /** Failures of one target come one job at a time; a swap that keeps losing means something is wrong. */
 const MAX_SWAPS = 8;
 
 export class FailureLedger {
-  private readonly scripts: LedgerScripts;
-
-  constructor(private readonly deps: FailureLedgerDeps) {
-    deps.redis.defineCommand('sluiceLedgerSwap', { numberOfKeys: 1, lua: SWAP });
-    this.scripts = deps.redis as unknown as LedgerScripts;
-  }
+  constructor(private readonly deps: FailureLedgerDeps) {}
 
   /** `now` in ms since the epoch, like Date.now(); tests pass their own clock. */
   async recordFailure(
@@ -87,7 +74,11 @@ export class FailureLedger {
     for (let swap = 0; swap < MAX_SWAPS; swap++) {
       const stored = await this.deps.redis.get(key);
       const { entry, enteredCooldown } = afterFailure(parseLedgerEntry(stored), failure, this.deps.settings);
-      if ((await this.scripts.sluiceLedgerSwap(key, stored ?? '', JSON.stringify(entry))) !== 1) continue;
+      const swapped = await runLuaCommand(this.deps.redis, LEDGER_SWAP, { entry: key }, [
+        stored ?? '',
+        JSON.stringify(entry),
+      ]);
+      if (swapped !== 1) continue;
       await this.deps.redis.zadd(this.targetsKey(kind), 0, target);
       if (entry.cooldownUntil !== null) await this.deps.redis.zadd(this.coolingKey(), 0, `${kind}/${target}`);
       if (enteredCooldown) {

@@ -17,11 +17,11 @@ import type { RecordBatch } from 'apache-arrow';
 import { type Config, seqFloorTtlMs } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { poisonedError } from '../lsm/manifest-transitions.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
 import { outcomeOf, walEntryRows, walEntryWrites, walPuts, walRedisRoundTrips } from '../metrics.ts';
 import type { SealWatch } from '../redis/seal-watch.ts';
 import type { Allocation, Completion, ShardState } from '../redis/shard-state.ts';
+import { ShardPoisonedError } from '../shard-poison.ts';
 import type { ObjectStore, StagedObject } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
@@ -227,7 +227,7 @@ export class WalWriter {
           if (allocation.armedSeal) lane.sealWanted = true;
           return { seq: allocation.seq, floorAt: floor.at };
         case 'poisoned':
-          throw poisonedError(table.name, shard, allocation.poison);
+          throw new ShardPoisonedError(table.name, shard, allocation.poison);
         case 'backpressure':
           throw new SluiceError(
             'BACKPRESSURE',

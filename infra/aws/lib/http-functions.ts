@@ -15,7 +15,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { LAMBDA_ENTRY, LOCK_FILE, REPO_ROOT } from './repo-paths.ts';
+import { LAMBDA_ENTRY, LOCK_FILE, LUA_COMMANDS_DIR, REPO_ROOT } from './repo-paths.ts';
 
 /** esbuild's ESM output has no `require`; CommonJS dependencies (ioredis, bullmq's deps) need one. */
 export const REQUIRE_SHIM =
@@ -73,6 +73,15 @@ export class HttpFunctions extends Construct {
         bundleAwsSDK: true,
         // msgpackr's native speed-up: optional, loaded in a try, and a .node file cannot be bundled.
         externalModules: ['msgpackr-extract'],
+        // The Lua commands are read from a folder beside the module that loads them, and
+        // once bundled that module is index.mjs.
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir, outputDir) => [
+            `cp -R "${inputDir}/${LUA_COMMANDS_DIR}" "${outputDir}/commands"`,
+          ],
+        },
       },
     });
     this.url = this.function.addFunctionUrl({

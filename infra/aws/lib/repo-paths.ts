@@ -9,3 +9,5 @@ export const LAMBDA_ENTRY = join(REPO_ROOT, 'functions', 'lambda.ts');
 export const LOCK_FILE = join(REPO_ROOT, 'package-lock.json');
 /** Relative to REPO_ROOT, which is the worker image's build context. */
 export const WORKER_DOCKERFILE = 'infra/aws/docker/Dockerfile';
+/** Sluice's Lua commands, read from disk at run time (relative to REPO_ROOT). */
+export const LUA_COMMANDS_DIR = 'shared/redis/commands';

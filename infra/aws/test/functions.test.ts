@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REQUIRE_SHIM } from '../lib/http-functions.ts';
+import { LUA_COMMANDS_DIR, REPO_ROOT } from '../lib/repo-paths.ts';
 import { resourcesOf, synthSluice } from './support/synth.ts';
 
 const synth = synthSluice({ bundle: true });
@@ -44,6 +45,16 @@ describe('HTTP functions on Lambda', () => {
     const code = readFileSync(path, 'utf8');
     expect(code.startsWith(REQUIRE_SHIM)).toBe(true);
     expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
+  });
+
+  it('ships the Lua commands beside the bundle, where the bundled loader reads them', () => {
+    const shipped = join(bundlePath(), '..', 'commands');
+    const source = join(REPO_ROOT, LUA_COMMANDS_DIR);
+    const files = (dir: string) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+    expect(files(shipped)).toEqual(files(source));
+    expect(readFileSync(join(shipped, 'allocate-9.lua'), 'utf8')).toBe(
+      readFileSync(join(source, 'allocate-9.lua'), 'utf8'),
+    );
   });
 
   it('bundles functions/lambda.ts, which loads as ESM and answers GET /healthz', () => {
