@@ -6,29 +6,18 @@
  * due, so a tick costs the shards that went quiet, never a look at every shard.
  */
 import type { RedisClient } from './connection.ts';
+import { luaCommand, runLuaCommand } from './lua-commands.ts';
 
-/** Removes and returns, in one step, every member due by ARGV[1]. */
-const TAKE_DUE = `
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
-return due
-`;
-
-interface SealWatchScripts {
-  sluiceTakeDueWatches(key: string, now: number): Promise<string[]>;
-}
+export const TAKE_DUE_WATCHES = luaCommand<'watch', string[]>('take-due-watches-1.lua', ['watch']);
 
 export class SealWatch {
   private readonly key: string;
-  private readonly scripts: SealWatchScripts;
 
   constructor(
     private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.key = `${prefix}:{sampler}:seal-watch`;
-    redis.defineCommand('sluiceTakeDueWatches', { numberOfKeys: 1, lua: TAKE_DUE });
-    this.scripts = redis as unknown as SealWatchScripts;
   }
 
   /** Due at `dueAt` or later: a later writer's due time never moves the mark earlier (GT). */
@@ -37,7 +26,7 @@ export class SealWatch {
   }
 
   async takeDue(now: number): Promise<Array<{ table: string; shard: number }>> {
-    const members = await this.scripts.sluiceTakeDueWatches(this.key, now);
+    const members = await runLuaCommand(this.redis, TAKE_DUE_WATCHES, { watch: this.key }, [now]);
     return members.map((member) => {
       const slash = member.indexOf('/');
       return { shard: Number(member.slice(0, slash)), table: member.slice(slash + 1) };

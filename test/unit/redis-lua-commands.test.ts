@@ -7,11 +7,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_SETTLE } from '../../shared/idempotency.ts';
 import { type LuaCommand, luaSource } from '../../shared/redis/lua-commands.ts';
+import { TAKE_DUE_WATCHES } from '../../shared/redis/seal-watch.ts';
 import { SHARD_COMMANDS } from '../../shared/redis/shard-commands.ts';
 import { SHARD_KEY_ORDER, shardKeyList, shardKeys } from '../../shared/redis/shard-keys.ts';
 import { LEDGER_SWAP } from '../../shared/scheduler/failure-ledger.ts';
 
-const COMMANDS: readonly LuaCommand<string, unknown>[] = [...SHARD_COMMANDS, LEDGER_SWAP, IDEMPOTENCY_SETTLE];
+const COMMANDS: readonly LuaCommand<string, unknown>[] = [
+  ...SHARD_COMMANDS,
+  LEDGER_SWAP,
+  IDEMPOTENCY_SETTLE,
+  TAKE_DUE_WATCHES,
+];
 const COMMANDS_DIR = new URL('../../shared/redis/commands/', import.meta.url);
 
 /** A .lua file as written: what its header states, its code, and the files it includes. */
