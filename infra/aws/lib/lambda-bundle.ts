@@ -7,6 +7,7 @@
  */
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
 
 /** esbuild's ESM output has no `require`; CommonJS dependencies (ioredis, bullmq's deps) need one. */
@@ -44,10 +45,10 @@ export async function bundleLambda(repoRoot: string, outdir: string): Promise<vo
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [repoRoot, outdir] = process.argv.slice(2);
-  if (repoRoot === undefined || outdir === undefined) {
+  const { positionals } = parseArgs({ allowPositionals: true });
+  if (positionals.length !== 2) {
     process.stderr.write('usage: lambda-bundle.ts <repository root> <output directory>\n');
     process.exit(2);
   }
-  await bundleLambda(resolve(repoRoot), resolve(outdir));
+  await bundleLambda(resolve(positionals[0]!), resolve(positionals[1]!));
 }
