@@ -38,18 +38,17 @@ type ImageAsset = {
   };
 };
 
-/** The image assets `cdk deploy` would build, as the cloud assembly lists them. */
-function imageAssets(s: Synthesized): ImageAsset[] {
+/** The function image among the image assets `cdk deploy` would build, with its hash (the staged context's name). */
+function functionAsset(s: Synthesized): ImageAsset & { hash: string } {
   const manifest = JSON.parse(readFileSync(join(s.outdir, 'Sluice.assets.json'), 'utf8')) as {
     dockerImages: Record<string, ImageAsset>;
   };
-  return Object.values(manifest.dockerImages);
-}
-
-function functionAsset(s: Synthesized): ImageAsset {
-  const found = imageAssets(s).filter((a) => a.source.dockerFile === 'infra/aws/docker/lambda.Dockerfile');
+  const found = Object.entries(manifest.dockerImages).filter(
+    ([, a]) => a.source.dockerFile === 'infra/aws/docker/lambda.Dockerfile',
+  );
   expect(found).toHaveLength(1);
-  return found[0]!;
+  const [hash, asset] = found[0]!;
+  return { hash, ...asset };
 }
 
 const DOCKERFILE = readFileSync(join(REPO_ROOT, 'infra/aws/docker/lambda.Dockerfile'), 'utf8');
@@ -99,7 +98,7 @@ describe('HTTP functions on Lambda: a container image carrying LanceDB', () => {
   });
 
   it('sends the build what it needs and nothing else: sources, lock file, @sluice/lance without node_modules, the bundler', () => {
-    const context = join(synth.outdir, `asset.${functionAssetHash()}`);
+    const context = join(synth.outdir, `asset.${functionAsset(synth).hash}`);
     for (const file of [
       'package.json',
       'package-lock.json',
@@ -122,17 +121,6 @@ describe('HTTP functions on Lambda: a container image carrying LanceDB', () => {
       expect(Object.keys(lock.packages).some((k) => k.endsWith(`@lancedb/lancedb-${arch}`))).toBe(true);
   });
 });
-
-/** The staged context's directory name: the asset hash of the function image. */
-function functionAssetHash(): string {
-  const manifest = JSON.parse(readFileSync(join(synth.outdir, 'Sluice.assets.json'), 'utf8')) as {
-    dockerImages: Record<string, ImageAsset>;
-  };
-  const [hash] = Object.entries(manifest.dockerImages).find(
-    ([, a]) => a.source.dockerFile === 'infra/aws/docker/lambda.Dockerfile',
-  )!;
-  return hash;
-}
 
 describe('HTTP functions on Lambda: the bundle in the image', () => {
   let outdir = '';
