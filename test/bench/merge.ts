@@ -3,8 +3,10 @@
  * what reads of the base cost (I14).
  *
  * - 10k rows (half updates, half new keys) and 100 deletes merged into a 100k- and a 1M-row base (and a
- *   10M-row one with SLUICE_BENCH_MERGE_10M=1): seconds, the ratio largest/smallest
- *   (goal <= 1.5) and the peak RSS sampled while merging (goal: independent of base size).
+ *   10M-row one with SLUICE_BENCH_MERGE_10M=1): median seconds of repetitions interleaved
+ *   across the sizes, split into the merge's phases (prepare, Lance commits, record), the
+ *   ratio largest/smallest (goal <= 1.5) and the peak RSS sampled while merging (goal:
+ *   independent of base size); then the optimize that follows those merges, per size.
  * - Point lookups against the largest base: p50/p99 in a cold process (a child that opens
  *   the dataset for the first time) and warm, with the bytes the process read per lookup
  *   (`rchar` of /proc/self/io: every byte read from files, cached or not).
@@ -37,6 +39,8 @@ const DELETED_KEYS = 100;
 /** Lookups stay below the top keys of the base, where the measured merges delete. */
 const KEPT_CLEAR = 1000;
 const LOOKUPS = 200;
+/** Measured merges per base size. */
+const MERGE_REPEATS = 7;
 const SCAN_PAGE = 1000;
 
 function rows(from: number, count: number, version: number) {
@@ -82,40 +86,64 @@ async function tableWithBase(runtime: Runtime, name: string, baseRows: number): 
   return table;
 }
 
+/** The phases of one merge, between the steps runMerge reports. */
+interface MergeTiming {
+  /** Manifests read, the merge planned, its L0 inputs read and reduced, the dataset opened at the recorded version. */
+  prepare: number;
+  /** The key-filtered delete and the mergeInsert: the Lance commits. */
+  lance: number;
+  /** The base manifest's compare-and-swap. */
+  record: number;
+  total: number;
+  /** Peak RSS sampled while merging, and how much it grew during the merge. */
+  peakRss: number;
+  rssGrowth: number;
+}
+
 /**
- * Median seconds of merging 10k rows (half updates, half new) into the table's base, the
- * peak RSS sampled while merging, and the most the RSS grew during one merge (the process
- * keeps what building the base left, so the growth is the merge's own figure).
+ * Merges repetition `r` into the table's base: 10k rows (half updates, half new keys) and
+ * 100 deletes, each repetition on keys of its own.
  */
-async function mergeCost(runtime: Runtime, table: TableDef, baseRows: number, repeats: number) {
-  const times: number[] = [];
-  let peakRss = 0;
-  let growth = 0;
-  for (let r = 0; r < repeats; r++) {
-    const updates = rows(1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
-    const inserts = rows(baseRows + 1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
-    const deletes = Array.from({ length: DELETED_KEYS }, (_, i) => baseRows - r * DELETED_KEYS - i);
-    await generation(runtime, table, jsonRowsToRecordBatch(table.schema, [...updates, ...inserts]), deletes);
-    const before = process.memoryUsage.rss();
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage.rss());
-    }, 5);
-    const t0 = performance.now();
-    const outcome = await runtime.sluice.merge(table.name);
-    times.push((performance.now() - t0) / 1000);
-    clearInterval(sampler);
+async function measuredMerge(
+  runtime: Runtime,
+  table: TableDef,
+  baseRows: number,
+  r: number,
+): Promise<MergeTiming> {
+  const updates = rows(1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
+  const inserts = rows(baseRows + 1 + r * MERGED_ROWS, MERGED_ROWS / 2, r + 2);
+  const deletes = Array.from({ length: DELETED_KEYS }, (_, i) => baseRows - r * DELETED_KEYS - i);
+  await generation(runtime, table, jsonRowsToRecordBatch(table.schema, [...updates, ...inserts]), deletes);
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
-    peakRss = Math.max(peakRss, peak);
-    growth = Math.max(growth, peak - before);
-    if (outcome.merged.length !== 1) throw new Error('the merge merged nothing');
-  }
+  }, 5);
+  const marks: Record<string, number> = {};
+  const t0 = performance.now();
+  const outcome = await runtime.sluice.merge(table.name, {
+    onStep: (step) => {
+      marks[step] = performance.now();
+    },
+  });
+  const end = performance.now();
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage.rss());
+  if (outcome.merged.length !== 1) throw new Error('the merge merged nothing');
+  const prepared = marks.prepared!;
+  const committed = marks['lance-committed']!;
   return {
-    seconds: times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!,
-    peakRssMb: Math.round(peakRss / 2 ** 20),
-    rssGrowthMb: Math.round(growth / 2 ** 20),
+    prepare: (prepared - t0) / 1000,
+    lance: (committed - prepared) / 1000,
+    record: (end - committed) / 1000,
+    total: (end - t0) / 1000,
+    peakRss: peak,
+    rssGrowth: peak - before,
   };
 }
+
+const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+const seconds3 = (s: number) => Math.round(s * 1000) / 1000;
 
 function readBytes(): number {
   const line = readFileSync('/proc/self/io', 'utf8')
@@ -217,14 +245,24 @@ export async function* run(): AsyncIterable<BenchResult> {
   const runtime = openRuntime(config, createLogger({ level: 'silent' }), new FsStore(dir));
   const sizes = [100_000, 1_000_000, ...(process.env.SLUICE_BENCH_MERGE_10M === '1' ? [10_000_000] : [])];
   try {
-    const seconds: number[] = [];
-    let largest: TableDef | null = null;
+    const tables: TableDef[] = [];
     for (const baseRows of sizes) {
       progress(`building a ${baseRows}-row base`);
-      const table = await tableWithBase(runtime, `base${baseRows}`, baseRows);
-      const cost = await mergeCost(runtime, table, baseRows, 3);
-      seconds.push(cost.seconds);
-      largest = table;
+      tables.push(await tableWithBase(runtime, `base${baseRows}`, baseRows));
+    }
+    // Repetitions interleaved across the sizes, in alternating order, so a change of
+    // machine load, or going first, weighs on every size alike and the ratio compares
+    // merges measured side by side.
+    const timings: MergeTiming[][] = sizes.map(() => []);
+    for (let r = 0; r < MERGE_REPEATS; r++) {
+      progress(`measured merges, repetition ${r + 1} of ${MERGE_REPEATS}`);
+      const order = [...sizes.keys()];
+      if (r % 2 === 1) order.reverse();
+      for (const i of order) timings[i]!.push(await measuredMerge(runtime, tables[i]!, sizes[i]!, r));
+    }
+    for (const [i, baseRows] of sizes.entries()) {
+      const t = timings[i]!;
+      const total = median(t.map((m) => m.total));
       yield {
         bench: 'merge',
         case: `merge-10000rows-into-${baseRows}`,
@@ -232,23 +270,49 @@ export async function* run(): AsyncIterable<BenchResult> {
         rows: MERGED_ROWS,
         deletes: DELETED_KEYS,
         baseRows,
-        seconds: Math.round(cost.seconds * 1000) / 1000,
-        rowsPerSec: Math.round(MERGED_ROWS / cost.seconds),
-        peakRssMb: cost.peakRssMb,
-        rssGrowthMb: cost.rssGrowthMb,
+        repeats: t.length,
+        seconds: seconds3(total),
+        minSeconds: seconds3(Math.min(...t.map((m) => m.total))),
+        maxSeconds: seconds3(Math.max(...t.map((m) => m.total))),
+        prepareSeconds: seconds3(median(t.map((m) => m.prepare))),
+        lanceSeconds: seconds3(median(t.map((m) => m.lance))),
+        recordSeconds: seconds3(median(t.map((m) => m.record))),
+        rowsPerSec: Math.round(MERGED_ROWS / total),
+        peakRssMb: Math.round(Math.max(...t.map((m) => m.peakRss)) / 2 ** 20),
+        rssGrowthMb: Math.round(Math.max(...t.map((m) => m.rssGrowth)) / 2 ** 20),
       };
     }
+    const ratio = (phase: keyof MergeTiming) =>
+      Math.round(
+        (median(timings.at(-1)!.map((m) => m[phase])) / median(timings[0]!.map((m) => m[phase]))) * 100,
+      ) / 100;
+    const fastest = (t: MergeTiming[]) => Math.min(...t.map((m) => m.total));
     yield {
       bench: 'merge',
       case: `merge-10000rows-${sizes.at(-1)}-vs-${sizes[0]}`,
       system: 'ratio',
-      ratio: Math.round((seconds.at(-1)! / seconds[0]!) * 100) / 100,
+      ratio: ratio('total'),
+      // The fastest repetitions: the least disturbed by other load on the machine.
+      fastestRatio: Math.round((fastest(timings.at(-1)!) / fastest(timings[0]!)) * 100) / 100,
+      prepareRatio: ratio('prepare'),
+      lanceRatio: ratio('lance'),
       goal: 1.5,
     };
 
-    const table = largest!;
+    for (const [i, baseRows] of sizes.entries()) {
+      const t0 = performance.now();
+      await runtime.sluice.compact(tables[i]!.name);
+      yield {
+        bench: 'merge',
+        case: `optimize-after-${MERGE_REPEATS}-merges-${baseRows}`,
+        system: 'sluice',
+        baseRows,
+        seconds: seconds3((performance.now() - t0) / 1000),
+      };
+    }
+
+    const table = tables.at(-1)!;
     const keys = sizes.at(-1)!;
-    await runtime.sluice.compact(table.name);
     progress(`point lookups against the ${keys}-row base`);
     const env = {
       ...process.env,
@@ -259,7 +323,6 @@ export async function* run(): AsyncIterable<BenchResult> {
     };
     const cold: Array<{ ms: number; bytes: number }> = [];
     for (let i = 0; i < 9; i++) cold.push(await coldLookup(env, table.name, keys, i * 7919));
-    const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
     const dataBytes = await datasetBytes(dir, table.name);
     yield {
       bench: 'merge',

@@ -20,6 +20,8 @@ export interface SluiceSettings {
   /** A prebuilt worker image URI; unset, the image is built from infra/aws/docker/Dockerfile at deploy. */
   workerImage: string | undefined;
   workerArchitecture: CpuArchitectureName;
+  /** The HTTP functions' architecture: their image's platform and the LanceDB native package in it. */
+  functionArchitecture: CpuArchitectureName;
   redisNodeType: string;
   /** Nodes in the replication group: 1 primary + (n - 1) replicas; 2+ turns on automatic failover. */
   redisNodes: number;
@@ -41,6 +43,7 @@ export const DEFAULT_SETTINGS: SluiceSettings = {
   tokensParameterName: '/sluice/tokens',
   workerImage: undefined,
   workerArchitecture: 'x86_64',
+  functionArchitecture: 'x86_64',
   redisNodeType: 'cache.t4g.small',
   redisNodes: 2,
   redisClusterMode: false,
@@ -83,16 +86,19 @@ export function readSettings(node: Node): SluiceSettings {
     if (!rule.test(value)) throw new Error(`context ${key}=${value}: does not match ${rule}`);
     return value;
   };
-  const architecture = text('workerArchitecture') ?? DEFAULT_SETTINGS.workerArchitecture;
-  if (architecture !== 'x86_64' && architecture !== 'arm64') {
-    throw new Error(`context workerArchitecture=${architecture}: expected x86_64 or arm64`);
-  }
+  const architecture = (key: 'workerArchitecture' | 'functionArchitecture'): CpuArchitectureName => {
+    const value = text(key) ?? DEFAULT_SETTINGS[key];
+    if (value !== 'x86_64' && value !== 'arm64')
+      throw new Error(`context ${key}=${value}: expected x86_64 or arm64`);
+    return value;
+  };
   return {
     storePrefix: matching('storePrefix', DEFAULT_SETTINGS.storePrefix, STORE_PREFIX),
     redisPrefix: matching('redisPrefix', DEFAULT_SETTINGS.redisPrefix, REDIS_PREFIX),
     tokensParameterName: matching('tokensParameterName', DEFAULT_SETTINGS.tokensParameterName, SSM_NAME),
     workerImage: text('workerImage'),
-    workerArchitecture: architecture,
+    workerArchitecture: architecture('workerArchitecture'),
+    functionArchitecture: architecture('functionArchitecture'),
     redisNodeType: text('redisNodeType') ?? DEFAULT_SETTINGS.redisNodeType,
     redisNodes: integer('redisNodes', DEFAULT_SETTINGS.redisNodes, 1),
     redisClusterMode: flag('redisClusterMode', DEFAULT_SETTINGS.redisClusterMode),

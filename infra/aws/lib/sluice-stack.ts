@@ -74,6 +74,7 @@ export class SluiceStack extends Stack {
       environment,
       // A deploy-time reference to the SSM parameter: the template holds its name, never the tokens.
       tokens: ssm.StringParameter.valueForStringParameter(this, settings.tokensParameterName),
+      architecture: settings.functionArchitecture,
     });
     this.data.grantStoreAccess(this.functions.function);
 

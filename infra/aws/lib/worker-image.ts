@@ -8,36 +8,12 @@ import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import type { Construct } from 'constructs';
+import { imageContext } from './image-context.ts';
 import { REPO_ROOT, WORKER_DOCKERFILE } from './repo-paths.ts';
 import type { CpuArchitectureName } from './settings.ts';
 
-/**
- * The build context is the repository root, but only what the worker runs is sent to
- * Docker (an allow-list, so a new top-level directory never leaks into the image).
- */
-export const WORKER_IMAGE_CONTEXT = [
-  '*',
-  '!package.json',
-  '!package-lock.json',
-  '!tsconfig.json',
-  '!shared',
-  '!jobs',
-  '!functions',
-  '!packages',
-  'packages/*',
-  '!packages/lance',
-  'packages/lance/*',
-  '!packages/lance/package.json',
-  '!packages/lance/index.cjs',
-  '!packages/lance/index.d.ts',
-  '!infra',
-  'infra/*',
-  '!infra/aws',
-  'infra/aws/*',
-  '!infra/aws/docker',
-  '**/node_modules',
-  '**/*.test.ts',
-];
+/** The worker's Dockerfile is the one file of infra/aws its build needs. */
+export const WORKER_IMAGE_CONTEXT = imageContext([WORKER_DOCKERFILE]);
 
 const ECR_IMAGE =
   /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/([^:@]+)(?::([^@]+))?(?:@(sha256:[0-9a-f]{64}))?$/;

@@ -1,7 +1,6 @@
 /**
- * Synthesizes the Sluice stack for assertions, offline: esbuild bundles the Lambda on this
- * machine when asked, the worker image's context is only staged (no Docker), nothing is
- * looked up.
+ * Synthesizes the Sluice stack for assertions, offline: the images' build contexts are only
+ * staged (no Docker), nothing is looked up.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,22 +18,17 @@ export interface Synthesized {
 }
 
 export interface SynthOptions extends SluiceStackProps {
-  /**
-   * Bundle the Lambda with esbuild (seconds). Off, CDK skips bundling and the template is the
-   * same except for the code asset's hash: only tests of the bundle itself need it.
-   */
-  bundle?: boolean;
   context?: Record<string, unknown>;
 }
 
 export function synthSluice(options: SynthOptions = {}): Synthesized {
-  const { bundle = false, context = {}, ...props } = options;
+  const { context = {}, ...props } = options;
   const outdir = mkdtempSync(join(tmpdir(), 'sluice-cdk-'));
   const app = new App({
     outdir,
     // CloudFormation's schema validation takes seconds per synth; offline.test.ts runs it once.
     builtinCloudFormationValidation: false,
-    context: { ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...context },
+    context,
   });
   const stack = new SluiceStack(app, 'Sluice', props);
   const template = Template.fromStack(stack);
