@@ -38,6 +38,9 @@ function asFailed(job: Job<DeadLetter>): Job<DeadLetter> {
   job.failedReason = `${letter.error.code}: ${letter.error.message}`;
   job.stacktrace = letter.stack ? [letter.stack] : [];
   job.attemptsMade = letter.attempts;
+  // The dashboard's times are the failed job's own: queued, last started, failed.
+  job.timestamp = Date.parse(letter.enqueuedAt);
+  job.processedOn = Date.parse(letter.lastStartedAt ?? letter.failedAt);
   job.finishedOn = Date.parse(letter.failedAt);
   return job;
 }
