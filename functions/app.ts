@@ -1,5 +1,5 @@
 /**
- * The HTTP API (DESIGN.md §5) as one Hono app over the domain API. The same app runs on
+ * The HTTP API (docs/design.md, "HTTP API") as one Hono app over the domain API. The same app runs on
  * the local server (server.ts) and on Lambda (lambda.ts). Routes only translate HTTP to a
  * domain call and back; errors become responses in errors.ts alone.
  */

@@ -1,5 +1,5 @@
 /**
- * Bearer tokens (DESIGN.md §5). Only their sha256 is configured; a presented token is
+ * Bearer tokens (docs/design.md, "Auth"). Only their sha256 is configured; a presented token is
  * hashed and compared in constant time against every configured hash, all of them, so the
  * time taken says nothing about which one, if any, matched. Scopes nest: `read` (tables,
  * rows, shard stats), `write` (also create tables, upsert, delete) and `admin` (also

@@ -1,4 +1,7 @@
-/** Merge job (DESIGN.md §3.4): committed L0 generations of one table into its base (I11, I12, I14, I16). */
+/**
+ * Merge job (docs/design.md, "Merge"): committed L0
+ * generations of one table into its base (I11, I12, I14, I16).
+ */
 import type { Sluice } from '../shared/sluice.ts';
 import { tableWorkProcessor } from './table-work-job.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The one typed configuration object. Every default lives here; every setting can be
- * overridden by the environment variable named beside it (DESIGN.md §5 fixes the names of
+ * overridden by the environment variable named beside it (docs/design.md, "Environment" fixes the names of
  * the first few, the rest follow the `SLUICE_*` pattern).
  */
 import { z } from 'zod';

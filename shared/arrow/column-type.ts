@@ -1,5 +1,5 @@
 /**
- * The column types of DESIGN.md §5 as a closed union, their text form (what clients send
+ * The column types (docs/design.md, "Column types") as a closed union, their text form (what clients send
  * in `schema.fields[].type` and what `table.json` stores) and their one Arrow mapping.
  */
 import {

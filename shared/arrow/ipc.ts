@@ -1,6 +1,6 @@
 /**
  * Arrow IPC in and out. Data files (WAL entries, L0 generations, base fragments) are the
- * IPC *file* format so pyarrow and Polars read them as they are (DESIGN.md §2); clients
+ * IPC *file* format so pyarrow and Polars read them as they are (docs/design.md, "Object layout"); clients
  * send and receive the *stream* format. A client stream is decoded into the table's own
  * schema when every column can only mean the table column's values (conform-column.ts:
  * dictionaries, lossless widening, timestamp units and zones, absent nullable columns) and

@@ -1,5 +1,5 @@
 /**
- * Flush to L0 (DESIGN.md §3.3): for the lowest sealed generation, read its WAL range, write
+ * Flush to L0 (docs/design.md, "Flush"): for the lowest sealed generation, read its WAL range, write
  * the L0 file at the path of (shard, generation), then commit it. Generations are taken
  * strictly lowest first and each commit is refused unless it is the manifest's current
  * generation (I3), so a failing generation holds back every later one (I5).

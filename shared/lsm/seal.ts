@@ -1,5 +1,5 @@
 /**
- * Seal (DESIGN.md §3.2): turns the WAL past the last seal into numbered generations. It
+ * Seal (docs/design.md, "Seal"): turns the WAL past the last seal into numbered generations. It
  * finds the frontier, tombstones abandoned seqs, cuts the range into generations of
  * bounded size, commits them as sealed and makes sure a flush is queued.
  */

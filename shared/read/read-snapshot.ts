@@ -1,5 +1,5 @@
 /**
- * What a read sees (DESIGN.md §3.6): the pending overlay — per shard the WAL tail after the
+ * What a read sees (docs/design.md, "Read"): the pending overlay — per shard the WAL tail after the
  * cursor (every entry listed is durable, so entries that landed after the read began may
  * be seen too, never one that is not durable) and the committed L0 generations above the
  * base watermark, as sorted runs newest first — over the base dataset at the Lance version

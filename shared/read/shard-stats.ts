@@ -1,5 +1,6 @@
 /**
- * Shard stats (DESIGN.md §5): readable whatever state the shard is in, poisoned included.
+ * Shard stats (docs/design.md, "Response shapes"): readable
+ * whatever state the shard is in, poisoned included.
  */
 
 import { mergedThrough as watermarkOf } from '../lsm/base-manifest.ts';

@@ -1,6 +1,6 @@
 /**
- * The `stats` of a table description (DESIGN.md §5): the base's record, Lance version and live rows,
- * and the shard stats of every shard, summed. Readable whatever state the shards are in,
+ * The `stats` of a table description (docs/design.md, "Response shapes"): the base's record, Lance version
+ * and live rows, and the shard stats of every shard, summed. Readable whatever state the shards are in,
  * like shard stats themselves.
  */
 

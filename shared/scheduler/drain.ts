@@ -1,5 +1,5 @@
 /**
- * Drain (DESIGN.md §3.5): a drained table starts no new merge or compaction — the one
+ * Drain (docs/design.md, "Drain"): a drained table starts no new merge or compaction — the one
  * running finishes, and writes and flushes go on. Operators drain a table before
  * maintenance or while they look at a failing one.
  *

@@ -1,6 +1,6 @@
 /**
- * One tick of the sampler/scheduler (DESIGN.md §3.5): re-sample the shards that changed,
- * record pending generations of every shard (histogram; `warn` at the threshold), enqueue
+ * One tick of the sampler/scheduler (docs/design.md, "Sampler and scheduler"): re-sample the shards that
+ * changed, record pending generations of every shard (histogram; `warn` at the threshold), enqueue
  * due merges and compactions unless the table is drained or in cooldown, and collect
  * garbage of the tables that changed. Every so often, and whenever Redis has forgotten
  * everything, a full sweep re-creates lost work from the store.

@@ -1,5 +1,5 @@
 /**
- * The embedded object store: a directory tree that mirrors the key layout (DESIGN.md §2).
+ * The embedded object store: a directory tree that mirrors the key layout (docs/design.md, "Object layout").
  *
  * Every write lands whole: the bytes go to a temp file under `.tmp/`, which is fsynced and
  * then linked (put-if-absent) or renamed (put, put-if-match) to the key's path, and the

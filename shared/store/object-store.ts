@@ -1,5 +1,5 @@
 /**
- * The object store is the single source of truth (DESIGN.md §2). Every implementation
+ * The object store is the single source of truth (docs/design.md, "Object layout"). Every implementation
  * offers the same operations with the same semantics; conditional writes are how every
  * commit in Sluice is made, so a conflict is always a typed `PRECONDITION_FAILED` error
  * and never a silent overwrite.

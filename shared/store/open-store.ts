@@ -1,5 +1,5 @@
 /**
- * The one place that turns `storeUrl` (DESIGN.md §5, `SLUICE_STORE_URL`) into a store:
+ * The one place that turns `storeUrl` (docs/design.md, "Environment": `SLUICE_STORE_URL`) into a store:
  * `file:///abs/dir`, `file://./rel/dir` (relative to the working directory) or
  * `s3://bucket/prefix`; wrapped in the fault plan of `storeFaultPlan` when a test run sets one.
  */

@@ -1,12 +1,12 @@
 /**
- * Every object key of DESIGN.md §2, and nothing else, is spelled here — and parsed here.
+ * Every object key of docs/design.md, "Object layout", and nothing else, is spelled here — and parsed here.
  * Numbers are zero-padded to 20 digits so that a plain listing returns them in numeric
  * order. Every builder checks its parts (table name, shard, number, file id), so no key
  * can escape its table's prefix or collide with another kind of object.
  *
  * ```
  * tables/{table}/table.json
- * tables/{table}/drain.json          (not in DESIGN.md §2: the durable copy of the drain flag)
+ * tables/{table}/drain.json          (the durable copy of the drain flag)
  * tables/{table}/shards/{shard}/wal/{seq:020}.arrow
  * tables/{table}/shards/{shard}/gen/{gen:020}.arrow
  * tables/{table}/shards/{shard}/_manifest/{ver:020}.json

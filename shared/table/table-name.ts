@@ -1,5 +1,5 @@
 /**
- * Table names (DESIGN.md §5): `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`. A name is one path
+ * Table names (docs/design.md, "Table names"): `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`. A name is one path
  * segment of every object key of the table, so it can never be `.` or `..` (the first
  * character is never a dot) nor contain a `/`.
  */

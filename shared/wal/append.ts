@@ -1,5 +1,5 @@
 /**
- * What a write does to the WAL (DESIGN.md §3.1): route rows to shards by key, write one
+ * What a write does to the WAL (docs/design.md, "Write"): route rows to shards by key, write one
  * WAL entry per shard, and resolve once every entry is durable (I1). Shards are written
  * side by side; a request is acked only when all of them landed. When one fails, the
  * others may still be durable — an upsert or delete retried in full is harmless.

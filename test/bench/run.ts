@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- <name>` runs `test/bench/<name>.ts`: its `run()` yields one result per
- * measured case and system, printed here as one JSON object per line on stdout (DESIGN.md
- * §7). Progress and anything else goes to stderr, so stdout stays machine-readable.
+ * measured case and system, printed here as one JSON object per line on stdout (docs/design.md,
+ * "Benchmarks"). Progress and anything else goes to stderr, so stdout stays machine-readable.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 /**
- * Every route of DESIGN.md §5 (but merge and scheduler) end to end over real HTTP: the
+ * Every route of docs/design.md, "Routes" (but merge and scheduler) end to end over real HTTP: the
  * server is `npm start`'s entry as a child process (API and workers, SLUICE_ROLE=all) on a
  * free port, on a Redis namespace and a store directory of this file's own. Dead letters
  * need a shard that really fails to flush: that part runs the same app in this process on

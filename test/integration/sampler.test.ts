@@ -44,7 +44,7 @@ function capturingLogger() {
   return { lines, log: pino({ level: 'info' }, stream) };
 }
 
-describe('sampler / scheduler tick (DESIGN.md §3.5)', () => {
+describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', () => {
   let h: Harness;
   let ports: ReturnType<typeof recordingPorts>;
   let captured: ReturnType<typeof capturingLogger>;

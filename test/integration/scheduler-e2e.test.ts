@@ -3,7 +3,7 @@ import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-describe('WAL → L0 → base with every queue on real workers (DESIGN.md §3)', () => {
+describe('WAL → L0 → base with every queue on real workers (docs/design.md, "The flow")', () => {
   let h: Harness;
   afterEach(() => h.close());
 

@@ -1,5 +1,5 @@
 /**
- * The merge, drain and scheduler routes (DESIGN.md §5) over real HTTP: the app in this
+ * The merge, drain and scheduler routes (docs/design.md, "Routes") over real HTTP: the app in this
  * process on the harness (real Redis, the file store, real merge workers), with auth on.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

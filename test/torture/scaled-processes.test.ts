@@ -1,6 +1,6 @@
 /**
- * Sluice deployed as DESIGN.md §6 scales it, every part its own process on one Redis and
- * one store: an API process (SLUICE_ROLE=api), two `seal,flush` workers, two
+ * Sluice deployed as docs/design.md, "Processes and deployment" scales it, every part its own process on one
+ * Redis and one store: an API process (SLUICE_ROLE=api), two `seal,flush` workers, two
  * `merge,compact` workers and exactly one `sampler`. A load of writes goes in over HTTP;
  * every acked row comes back over HTTP; no two flushes of a shard and no two merges of a
  * table ever ran at once across the processes (I12, from their 'started'/'ended' log

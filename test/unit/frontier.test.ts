@@ -3,7 +3,7 @@ import { missingSeqs, planFrontier } from '../../shared/wal/frontier.ts';
 
 const present = (...seqs: number[]) => seqs.map((seq) => ({ seq, bytes: 10 }));
 
-describe('WAL frontier (seal, DESIGN.md §3.2)', () => {
+describe('WAL frontier (seal, docs/design.md, "Seal")', () => {
   it('runs through every present entry when there is no gap', () => {
     const plan = planFrontier({
       after: 3,

@@ -1,5 +1,5 @@
 /**
- * The one bucket that holds every byte of Sluice's data (DESIGN.md §2), and the only S3
+ * The one bucket that holds every byte of Sluice's data (docs/design.md, "Object layout"), and the only S3
  * access any Sluice process gets: read, write and delete objects under the store prefix, and
  * list the bucket only for keys under that prefix.
  */

@@ -4,7 +4,7 @@
  * base need; in the VPC (for Redis), behind a Function URL.
  *
  * Function URL rather than API Gateway: Sluice authenticates every request itself (bearer
- * tokens, DESIGN.md §5), so the gateway's authorizers, keys and throttling would add a hop and a
+ * tokens, docs/design.md, "Auth"), so the gateway's authorizers, keys and throttling would add a hop and a
  * per-request price for nothing; a URL has no 30-second integration cap (a large scan or a
  * write waiting out a slow store put keeps the function's own timeout) and can stream
  * responses. Its event is the HTTP API v2 payload, so moving behind an HTTP API later is a

@@ -1,6 +1,6 @@
 /**
- * The SLUICE_* environment every Sluice process on AWS gets (DESIGN.md §5 names). Tokens are
- * not here: only the HTTP functions serve requests, and they take them from SSM.
+ * The SLUICE_* environment every Sluice process on AWS gets (names in docs/design.md, "Environment"). Tokens
+ * are not here: only the HTTP functions serve requests, and they take them from SSM.
  */
 import { Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';

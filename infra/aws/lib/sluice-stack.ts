@@ -1,6 +1,6 @@
 /**
- * Sluice on AWS (DESIGN.md §6): one bucket, the HTTP functions on Lambda, Redis on
- * ElastiCache, one Fargate service per queue group, alarms. Everything is declared here;
+ * Sluice on AWS (docs/design.md, "Processes and deployment"): one bucket, the HTTP functions on Lambda, Redis
+ * on ElastiCache, one Fargate service per queue group, alarms. Everything is declared here;
  * nothing is looked up, so `cdk synth` runs offline.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';

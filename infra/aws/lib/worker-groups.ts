@@ -1,6 +1,6 @@
 /**
- * The worker services: one per queue group (DESIGN.md §6), each its own ECS service so each
- * scales on its own backlog. `maxTasks === minTasks` means a fixed size, no scaling.
+ * The worker services: one per queue group (docs/design.md, "Processes and deployment"), each its own ECS
+ * service so each scales on its own backlog. `maxTasks === minTasks` means a fixed size, no scaling.
  */
 export interface WorkerGroup {
   /** Construct id and the service's name suffix. */

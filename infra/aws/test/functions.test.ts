@@ -202,7 +202,7 @@ describe('HTTP functions on Lambda: the bundle in the image', () => {
 });
 
 describe('HTTP functions on Lambda: environment, network and URL', () => {
-  it('gets the SLUICE_* environment of DESIGN.md §5, as the API role', () => {
+  it('gets the SLUICE_* environment (docs/design.md, "Environment") as the API role', () => {
     const env = theFunction().Environment.Variables;
     expect(Object.keys(env).sort()).toEqual(
       [

@@ -6,7 +6,7 @@ const synth = synthSluice();
 afterAll(() => synth.cleanup());
 const { template } = synth;
 
-describe('data bucket (DESIGN.md §2: the single source of truth)', () => {
+describe('data bucket (docs/design.md, "Object layout": the single source of truth)', () => {
   it('is the only bucket', () => {
     template.resourceCountIs('AWS::S3::Bucket', 1);
   });

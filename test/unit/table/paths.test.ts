@@ -11,7 +11,7 @@ import {
   walPrefix,
 } from '../../../shared/table/paths.ts';
 
-describe('object layout (DESIGN.md §2)', () => {
+describe('object layout (docs/design.md, "Object layout")', () => {
   it.each([
     [tableConfigKey('t1'), 'tables/t1/table.json', { kind: 'table-config', table: 't1' }],
     [tableDrainKey('t1'), 'tables/t1/drain.json', { kind: 'table-drain', table: 't1' }],

@@ -9,7 +9,7 @@ import {
 import { assertTableName, isTableName } from '../../../shared/table/table-name.ts';
 import { defaultSettings, sampleCreate } from '../../support/sample-table.ts';
 
-describe('table names (DESIGN.md §5)', () => {
+describe('table names (docs/design.md, "Table names")', () => {
   it.each(['t', '0', '_', 'events_2026', 'a.b-c', 'a..b', 'x'.repeat(128), 'Events'])(
     'accepts %j',
     (name) => {
