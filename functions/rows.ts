@@ -5,38 +5,44 @@
  * forms writes accept.
  */
 import { createHash } from 'node:crypto';
-import type { Table } from 'apache-arrow';
+import { Schema, Table } from 'apache-arrow';
 import { Hono } from 'hono';
 import { encodeIpcStream } from '../shared/arrow/ipc.ts';
-import { tableToJsonRows } from '../shared/arrow/json-rows.ts';
+import { type JsonRow, tableToJsonRows } from '../shared/arrow/json-rows.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { bytesWritten } from '../shared/metrics.ts';
+import type { Lookup } from '../shared/read/point-lookup.ts';
+import type { TableDef } from '../shared/table/table-def.ts';
 import type { AppendResult } from '../shared/wal/append.ts';
 import type { ApiDeps } from './app.ts';
 import { ARROW_STREAM, type Body, readKeys, readRows } from './body.ts';
-import { afterQuery, limitQuery } from './query.ts';
+import { afterQuery, columnsQuery, keyText, limitQuery, rangeQuery } from './query.ts';
 import { type Ctx, type Env, tableParam } from './request.ts';
 
 const MAX_SCAN_LIMIT = 1000;
+/** Keys per lookup: each is a literal of one Lance filter and one search per overlay run. */
+const MAX_LOOKUP_KEYS = 1000;
 /** Arrow pages are columnar and need no per-row JSON encoding, so a page may hold ten times as many rows. */
 const MAX_ARROW_SCAN_LIMIT = 10_000;
 const DEFAULT_SCAN_LIMIT = 100;
 /** Printable ASCII, as in the IETF Idempotency-Key draft's examples; long enough for any UUID scheme. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** `?key=` is JSON — a scalar, or an array for a composite key; text that is not JSON is a string. */
-function keyQuery(text: string): unknown {
-  // A bare integer beyond 2^53 would lose digits as a JSON number; int64 keys take it as text.
-  if (/^-?\d+$/.test(text) && !Number.isSafeInteger(Number(text))) return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+/** Rows in JSON, in the columns (and order) they carry: all of the table's, or a projection. */
+function jsonRows(def: TableDef, rows: Table): JsonRow[] {
+  const fields = rows.schema.fields.map((f) => def.schema.fields.find((field) => field.name === f.name)!);
+  return tableToJsonRows({ ...def.schema, fields }, rows);
 }
 
 function wantsArrow(c: Ctx): boolean {
   return (c.req.header('accept') ?? '').toLowerCase().includes(ARROW_STREAM);
+}
+
+/** Found rows as an Arrow stream; the keys with no row go in the schema's `sluice.missing` metadata, as JSON. */
+function lookupArrowResponse(c: Ctx, found: Lookup): Response {
+  const metadata = new Map([['sluice.missing', JSON.stringify(found.missing)]]);
+  const schema = new Schema(found.rows.schema.fields, metadata);
+  return arrowResponse(c, new Table(schema, found.rows.batches));
 }
 
 function arrowResponse(c: Ctx, rows: Table): Response {
@@ -85,21 +91,53 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
 
   app.get('/v1/tables/:t/rows', requireScope('read'), async (c) => {
     const def = await sluice.table(tableParam(c));
-    const key = c.req.query('key');
+    const columns = columnsQuery(c);
+    const keys = c.req.queries('key') ?? [];
+    if (keys.length > 1) {
+      throw new SluiceError(
+        'INVALID_REQUEST',
+        `key names one row; to look up several, POST {"keys":[…]} to /v1/tables/${def.name}/rows/lookup`,
+      );
+    }
+    const key = keys[0];
     if (key !== undefined) {
-      if (c.req.query('limit') !== undefined || c.req.query('after') !== undefined) {
-        throw new SluiceError('INVALID_REQUEST', 'key looks up one row: it goes without limit and after');
+      const others = ['limit', 'after', 'from', 'to'].filter((name) => c.req.query(name) !== undefined);
+      if (others.length > 0) {
+        throw new SluiceError(
+          'INVALID_REQUEST',
+          `key looks up one row: it goes without ${others.join(', ')}`,
+        );
       }
-      const found = await sluice.lookup(def.name, keyQuery(key), c.var.signal);
+      const found = await sluice.lookup(def.name, keyText(key), { columns, signal: c.var.signal });
       if (!found)
         throw new SluiceError('KEY_NOT_FOUND', `no row with key ${key.slice(0, 200)}`, { table: def.name });
-      return wantsArrow(c) ? arrowResponse(c, found) : c.json({ row: tableToJsonRows(def.schema, found)[0] });
+      return wantsArrow(c) ? arrowResponse(c, found) : c.json({ row: jsonRows(def, found)[0] });
     }
     const limit = limitQuery(c, wantsArrow(c) ? MAX_ARROW_SCAN_LIMIT : MAX_SCAN_LIMIT, DEFAULT_SCAN_LIMIT);
-    const page = await sluice.scan(def.name, { limit, after: afterQuery(c) }, c.var.signal);
-    if (!wantsArrow(c)) return c.json({ rows: tableToJsonRows(def.schema, page.rows), next: page.next });
+    const page = await sluice.scan(
+      def.name,
+      { limit, after: afterQuery(c), columns, ...rangeQuery(c) },
+      c.var.signal,
+    );
+    if (!wantsArrow(c)) return c.json({ rows: jsonRows(def, page.rows), next: page.next });
     if (page.next) c.header('Sluice-Next', page.next);
     return arrowResponse(c, page.rows);
+  });
+
+  app.post('/v1/tables/:t/rows/lookup', requireScope('read'), async (c) => {
+    const def = await sluice.table(tableParam(c));
+    const body = await readKeys(c, { ...limits, maxRowsPerRequest: MAX_LOOKUP_KEYS });
+    const found = await sluice.lookupMany(def.name, body.value, {
+      columns: columnsQuery(c),
+      signal: c.var.signal,
+    });
+    if (wantsArrow(c)) return lookupArrowResponse(c, found);
+    return c.json({ rows: jsonRows(def, found.rows), missing: found.missing });
+  });
+
+  app.get('/v1/tables/:t/rows/count', requireScope('read'), async (c) => {
+    const def = await sluice.table(tableParam(c));
+    return c.json({ table: def.name, ...(await sluice.countRows(def.name, c.var.signal)) });
   });
 
   return app;

@@ -28,8 +28,10 @@ import {
   writeDuration,
   writeRows,
 } from './metrics.ts';
+import { parseKeyRange } from './read/key-range.ts';
 import { ObjectCache } from './read/object-cache.ts';
-import { lookupRow } from './read/point-lookup.ts';
+import { type Lookup, lookupRow, lookupRows } from './read/point-lookup.ts';
+import { countRows, type RowCount } from './read/row-count.ts';
 import { type ScanPage, scanRows } from './read/scan.ts';
 import { type ShardStats, shardStats } from './read/shard-stats.ts';
 import type { RedisClient } from './redis/connection.ts';
@@ -147,17 +149,42 @@ export class Sluice {
     );
   }
 
-  async lookup(tableName: string, key: unknown, signal?: AbortSignal): Promise<Table | null> {
-    return lookupRow(this, await this.table(tableName), key, signal);
+  async lookup(
+    tableName: string,
+    key: unknown,
+    options: { columns?: readonly string[] | null; signal?: AbortSignal } = {},
+  ): Promise<Table | null> {
+    return lookupRow(this, await this.table(tableName), key, options);
+  }
+
+  async lookupMany(
+    tableName: string,
+    keys: readonly unknown[],
+    options: { columns?: readonly string[] | null; signal?: AbortSignal } = {},
+  ): Promise<Lookup> {
+    return lookupRows(this, await this.table(tableName), keys, options);
   }
 
   async scan(
     tableName: string,
-    options: { limit: number; after?: string | null },
+    options: {
+      limit: number;
+      after?: string | null;
+      from?: unknown;
+      to?: unknown;
+      columns?: readonly string[] | null;
+    },
     signal?: AbortSignal,
   ): Promise<ScanPage> {
     const cursorTtlMs = this.config.scheduler.gcGraceSeconds * 1000;
-    return scanRows(this, await this.table(tableName), { ...options, cursorTtlMs }, signal);
+    const table = await this.table(tableName);
+    const { from, to, ...page } = options;
+    const range = parseKeyRange(table, { from, to });
+    return scanRows(this, table, { ...page, range, cursorTtlMs }, signal);
+  }
+
+  async countRows(tableName: string, signal?: AbortSignal): Promise<RowCount> {
+    return countRows(this, await this.table(tableName), signal);
   }
 
   async shardStats(tableName: string, shard: number): Promise<ShardStats> {

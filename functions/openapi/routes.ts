@@ -8,6 +8,7 @@ import { type ErrorCode, statusOf } from '../../shared/errors.ts';
 import { ARROW_STREAM } from '../body.ts';
 import {
   AckSchema,
+  ColumnsQuerySchema,
   CooldownPageSchema,
   CreateTableSchema,
   DeadLetterPageSchema,
@@ -19,11 +20,13 @@ import {
   ErrorBodySchema,
   HealthSchema,
   KeysBodySchema,
+  LookupManySchema,
   LookupSchema,
   MergeFailurePageSchema,
   MergeRequestedSchema,
   MergeStatusSchema,
   PageQuerySchema,
+  RowCountSchema,
   RowsBodySchema,
   RowsQuerySchema,
   ScanPageSchema,
@@ -281,7 +284,8 @@ export const API_ROUTES: RouteConfig[] = [
     method: 'get',
     path: '/v1/tables/{t}/rows',
     operationId: 'readRows',
-    summary: 'Point lookup (`key`) or a scan page in primary-key order (`limit`, `after`)',
+    summary:
+      'Point lookup (`key`) or a scan page (`limit`, `after`, a key range `from`..`to`): pending rows in primary-key order, then the base in its storage order',
     scope: 'read',
     request: { params: tableParams, query: RowsQuerySchema },
     ok: {
@@ -298,6 +302,36 @@ export const API_ROUTES: RouteConfig[] = [
       },
     },
     codes: [...READ_CODES, 'INVALID_KEY', 'INVALID_CURSOR', 'CURSOR_EXPIRED', 'KEY_NOT_FOUND'],
+  }),
+  route({
+    method: 'post',
+    path: '/v1/tables/{t}/rows/lookup',
+    operationId: 'lookupRows',
+    summary: 'Look up several keys at once (up to 1000)',
+    scope: 'read',
+    request: {
+      params: tableParams,
+      query: ColumnsQuerySchema,
+      body: { required: true, content: { 'application/json': { schema: KeysBodySchema } } },
+    },
+    ok: {
+      200: {
+        description:
+          'The rows found and the keys missing; with `Accept: application/vnd.apache.arrow.stream` the rows as an Arrow stream whose schema metadata `sluice.missing` holds the missing keys as JSON',
+        content: { 'application/json': { schema: LookupManySchema }, [ARROW_STREAM]: arrowBody },
+      },
+    },
+    codes: [...READ_CODES, 'INVALID_KEY', 'PAYLOAD_TOO_LARGE', 'TOO_MANY_ROWS', 'UNSUPPORTED_MEDIA_TYPE'],
+  }),
+  route({
+    method: 'get',
+    path: '/v1/tables/{t}/rows/count',
+    operationId: 'countRows',
+    summary: 'The live row count: base and pending rows, deletes applied',
+    scope: 'read',
+    request: { params: tableParams },
+    ok: { 200: json('The live row count', RowCountSchema) },
+    codes: READ_CODES,
   }),
   route({
     method: 'get',

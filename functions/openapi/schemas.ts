@@ -73,13 +73,14 @@ export const CreateTableSchema = z
   .openapi('CreateTable');
 
 export const TableStatsSchema = z
-  .object({
+  .strictObject({
     baseVersion: z.number().int().openapi({ description: "Version of Sluice's record of the base" }),
     baseLanceVersion: z.number().int().nullable().openapi({
       description: 'The Lance version of the base dataset that record names; null before the first merge',
     }),
     baseRows: z.number().int().openapi({
-      description: 'Live rows of the base dataset at that version: each key once, deleted keys not at all',
+      description:
+        'Live rows of the base dataset alone (each key once, deleted keys not at all); GET …/rows/count counts pending rows too',
     }),
     pendingGenerations: z.number().int(),
     poisonedShards: z.number().int(),
@@ -307,9 +308,48 @@ export const PageQuerySchema = z.object({
   after: z.string().optional().openapi({ description: "The previous page's `next`." }),
 });
 
-export const RowsQuerySchema = PageQuerySchema.extend({
-  key: z.string().optional().openapi({
-    description:
-      'A point lookup: the key as JSON (a number, a quoted string, or an array for a composite key); goes without limit and after.',
+export const ColumnsQuerySchema = z.object({
+  columns: z.string().optional().openapi({
+    description: 'The columns to answer, comma-separated, in that order; every column when absent.',
+    example: 'id,name',
   }),
 });
+
+const keyBound = (description: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({ description: `${description}, as JSON like \`key\`.` });
+
+export const RowsQuerySchema = PageQuerySchema.extend(ColumnsQuerySchema.shape).extend({
+  key: z.string().optional().openapi({
+    description:
+      'A point lookup: the key as JSON (a number, a quoted string, or an array for a composite key); goes without limit, after, from and to. Several keys: POST …/rows/lookup.',
+  }),
+  from: keyBound('A scan from this key on (inclusive)'),
+  to: keyBound('A scan up to this key (exclusive)'),
+});
+
+export const LookupManySchema = z
+  .object({
+    rows: z
+      .array(RowSchema)
+      .openapi({ description: 'The rows found, in the order their keys were asked, each once.' }),
+    missing: z.array(KeySchema).openapi({ description: 'The keys asked for with no live row, as given.' }),
+  })
+  .openapi('LookupMany');
+
+export const RowCountSchema = z
+  .object({
+    table: TableNameSchema,
+    rows: z
+      .number()
+      .int()
+      .openapi({ description: 'Live rows: base and pending, each key once, deletes applied.' }),
+    baseRows: z.number().int().openapi({ description: 'Live rows of the base dataset alone.' }),
+    pendingKeys: z
+      .number()
+      .int()
+      .openapi({ description: 'Distinct keys written or deleted since the base version (not yet merged).' }),
+  })
+  .openapi('RowCount');

@@ -127,8 +127,10 @@ async function withSetupRetries(table: TableDef, step: () => Promise<void>): Pro
 async function ensureKey(handle: LanceTable, table: TableDef): Promise<void> {
   const key = table.schema.primaryKey;
   const fields = (await handle.schema()).fields;
-  if (!fields.some((f) => f.metadata.has(PRIMARY_KEY_MARK))) await handle.setUnenforcedPrimaryKey([...key]);
+  // LanceDB refuses a compound unenforced primary key ("compound primary keys are not
+  // supported"), so a composite key is Sluice's alone; merges match on its columns all the same.
   if (key.length !== 1) return;
+  if (!fields.some((f) => f.metadata.has(PRIMARY_KEY_MARK))) await handle.setUnenforcedPrimaryKey([...key]);
   const indexed = (await handle.listIndices()).some((i) => i.columns.length === 1 && i.columns[0] === key[0]);
   if (!indexed) await handle.createIndex(key[0]!, { config: lanceDb().Index.btree() });
 }

@@ -1,10 +1,11 @@
 /**
- * Reads of the base dataset at one version: a point lookup through the key index (a
- * filter on the key, which Lance answers from its btree without reading whole data
- * files), and a page of the scan in the dataset's own order (offset and limit on an
- * unfiltered scan of a fixed version, so the same offset always names the same row).
+ * Reads of the base dataset at one version: lookups through the key index (a filter on
+ * the key, which Lance answers from its btree without reading whole data files), and a
+ * page of the scan in the dataset's own order (offset and limit on a scan of a fixed
+ * version with a fixed filter, so the same offset always names the same row). Both read
+ * only the columns asked for; rows come back in the table's schema, or that projection of it.
  */
-import type { RecordBatch, Table } from 'apache-arrow';
+import type { RecordBatch, Schema, Table } from 'apache-arrow';
 import type { KeyValue } from '../arrow/key-codec.ts';
 import { keyColumns, toArrowSchema } from '../arrow/schema.ts';
 import { selectColumns } from '../arrow/select-columns.ts';
@@ -13,19 +14,28 @@ import type { BaseDatasets } from './base-datasets.ts';
 import { keysPredicate } from './key-predicate.ts';
 import { fromLanceArrow } from './lance-module.ts';
 
+/** The base's rows of those keys (each key once), in no particular order; `schema` names the columns read. */
 export async function lookupBase(
   datasets: BaseDatasets,
   table: TableDef,
   version: number,
-  key: KeyValue[],
+  keys: readonly (readonly KeyValue[])[],
+  schema: Schema = toArrowSchema(table.schema),
 ): Promise<RecordBatch[]> {
   const handle = await datasets.at(table, version);
   const found = await handle
     .query()
-    .where(keysPredicate(keyColumns(table.schema), [key]))
-    .limit(1)
+    .select(schema.fields.map((f) => f.name))
+    .where(keysPredicate(keyColumns(table.schema), keys))
+    .limit(keys.length)
     .toArrow();
-  return inTableSchema(table, fromLanceArrow(found));
+  return inSchema(schema, fromLanceArrow(found));
+}
+
+export interface BaseScan {
+  /** A Lance filter on the rows; the offset counts only rows that pass it. */
+  where: string | null;
+  schema: Schema;
 }
 
 /** Up to `limit` rows from position `offset`; fewer only at the end of the dataset. */
@@ -33,12 +43,14 @@ export async function scanBase(
   datasets: BaseDatasets,
   table: TableDef,
   version: number,
-  offset: number,
-  limit: number,
+  page: { offset: number; limit: number },
+  scan: BaseScan = { where: null, schema: toArrowSchema(table.schema) },
 ): Promise<RecordBatch[]> {
   const handle = await datasets.at(table, version);
   try {
-    return inTableSchema(table, fromLanceArrow(await handle.query().offset(offset).limit(limit).toArrow()));
+    let query = handle.query().select(scan.schema.fields.map((f) => f.name));
+    if (scan.where !== null) query = query.where(scan.where);
+    return inSchema(scan.schema, fromLanceArrow(await query.offset(page.offset).limit(page.limit).toArrow()));
   } catch (err) {
     throw await datasets.explainReadFailure(table, version, err);
   }
@@ -50,7 +62,6 @@ export async function countBase(datasets: BaseDatasets, table: TableDef, version
 }
 
 /** Lance's field metadata (the primary key mark) is left behind: rows carry the table's schema. */
-function inTableSchema(table: TableDef, rows: Table): RecordBatch[] {
-  const schema = toArrowSchema(table.schema);
+function inSchema(schema: Schema, rows: Table): RecordBatch[] {
   return rows.batches.filter((b) => b.numRows > 0).map((b) => selectColumns(schema, b));
 }

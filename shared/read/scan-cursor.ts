@@ -1,8 +1,8 @@
 /**
  * The opaque `after` cursor of a scan: base64url of the snapshot the scan pinned on its
  * first page (base and shard manifest versions, the WAL entries it listed), when that was,
- * and where the scan stands — past an encoded key of the overlay, or at an offset of the
- * base dataset. Anything that does not decode to that shape is refused.
+ * where the scan stands — past an encoded key of the overlay, or at an offset of the
+ * base dataset — and the key range it scans, which every page must ask for again. Anything that does not decode to that shape is refused.
  */
 import { z } from 'zod';
 import { SluiceError } from '../errors.ts';
@@ -21,23 +21,25 @@ export interface ScanCursor {
   /** In the base: rows of the pinned version already passed (0 while in the overlay). */
   baseOffset: number;
   phase: 'overlay' | 'base';
+  /** The encoded bounds (hex) of the scan's key range: the base offset counts rows of that range only. */
+  range: [string | null, string | null];
 }
 
 const seq = z.number().int().nonnegative();
 /** WAL seqs as inclusive [from, to] runs: a tail is mostly consecutive. */
 const Ranges = z.array(z.tuple([seq, seq]));
+const hex = z.string().regex(/^([0-9a-f]{2})*$/);
 
 const Wire = z
   .object({
     b: seq,
     s: z.array(z.object({ m: seq, w: Ranges }).strict()),
     t: seq,
-    k: z
-      .string()
-      .regex(/^([0-9a-f]{2})*$/)
-      .nullable(),
+    k: hex.nullable(),
     o: seq,
     p: z.enum(['overlay', 'base']),
+    // Absent in cursors of scans made before ranges existed, which scanned every key.
+    r: z.tuple([hex.nullable(), hex.nullable()]).optional(),
   })
   .strict();
 
@@ -49,6 +51,7 @@ export function encodeScanCursor(cursor: ScanCursor): string {
     k: cursor.afterKey,
     o: cursor.baseOffset,
     p: cursor.phase,
+    r: cursor.range,
   };
   return PREFIX + Buffer.from(JSON.stringify(wire)).toString('base64url');
 }
@@ -77,6 +80,7 @@ export function decodeScanCursor(cursor: string, shards: number): ScanCursor {
     afterKey: parsed.k,
     baseOffset: parsed.o,
     phase: parsed.p,
+    range: parsed.r ?? [null, null],
   };
 }
 

@@ -5,17 +5,22 @@
  * dataset at the pinned Lance version in its own storage order, less the keys the overlay
  * holds (their newest value was returned, or they were deleted). Every page reads the same
  * pinned snapshot, so a scan returns every live row of that snapshot exactly once while
- * merges and optimize go on. Memory per page is the overlay (bounded by
+ * merges and optimize go on. A key range narrows both parts: the overlay is read from its
+ * first key on and stops at its end, the base is filtered by Lance on the key through the
+ * pinned version. Memory per page is the overlay (bounded by
  * `pendingRejectGenerations`) plus `limit` base rows, whatever the size of the base.
  */
 import { type RecordBatch, Table } from 'apache-arrow';
 import { compareBytes, keyCodecFor } from '../arrow/key-codec.ts';
-import { toArrowSchema } from '../arrow/schema.ts';
+import { keyColumns } from '../arrow/schema.ts';
 import { takeRows } from '../arrow/take.ts';
+import { rangePredicate } from '../base/key-predicate.ts';
 import { scanBase } from '../base/pinned-read.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { TableDef } from '../table/table-def.ts';
+import { FULL_RANGE, type KeyRange, rangeId } from './key-range.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
+import { project, projectionOf } from './projection.ts';
 import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
 import { decodeScanCursor, encodeScanCursor, type ScanCursor } from './scan-cursor.ts';
 import { type SortedRun, seek } from './sorted-run.ts';
@@ -29,6 +34,9 @@ export interface ScanPage {
 export interface ScanOptions {
   limit: number;
   after?: string | null;
+  range?: KeyRange;
+  /** The columns to answer, in this order; all of them when absent. */
+  columns?: readonly string[] | null;
   /** How long a cursor stays usable: the GC grace period, after which its pinned versions may go. */
   cursorTtlMs: number;
   now?: number;
@@ -48,8 +56,17 @@ export async function scanRows(
   signal?: AbortSignal,
 ): Promise<ScanPage> {
   const now = options.now ?? Date.now();
+  const range = options.range ?? FULL_RANGE;
+  const projection = projectionOf(table, options.columns);
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
   const cursor = options.after ? decodeScanCursor(options.after, table.shards) : null;
+  if (cursor && rangeId(range).join() !== cursor.range.join()) {
+    throw new SluiceError(
+      'INVALID_CURSOR',
+      'the scan cursor belongs to a scan of another key range; pass the same from and to as on its first page',
+      { table: table.name },
+    );
+  }
   if (cursor && now - cursor.pinnedAt > options.cursorTtlMs) {
     throw new SluiceError(
       'CURSOR_EXPIRED',
@@ -67,12 +84,13 @@ export async function scanRows(
     afterKey: null,
     baseOffset: 0,
     phase: 'overlay',
+    range: rangeId(range),
   };
   const batches: RecordBatch[] = [];
   let taken = 0;
   if (state.phase === 'overlay') {
-    const page = overlayPage(table, snapshot.runs, state.afterKey, options.limit);
-    batches.push(...page.rows.batches);
+    const page = overlayPage(table, snapshot.runs, { afterKey: state.afterKey, range }, options.limit);
+    batches.push(...project(page.rows, projection.read).batches);
     taken += page.rows.numRows;
     if (page.lastKey) state.afterKey = page.lastKey;
     else state.phase = 'base';
@@ -81,14 +99,19 @@ export async function scanRows(
   if (state.phase === 'base' && !baseDone && taken < options.limit) {
     const shadowed = overlayKeys(snapshot.runs);
     const codec = keyCodecFor(table.schema);
+    const where = rangePredicate(
+      keyColumns(table.schema),
+      range.from?.values ?? null,
+      range.to?.values ?? null,
+    );
     while (taken < options.limit && !baseDone) {
       const want = options.limit - taken;
       const rows = await scanBase(
         deps.datasets,
         table,
         snapshot.base.lanceVersion!,
-        state.baseOffset,
-        want,
+        { offset: state.baseOffset, limit: want },
+        { where, schema: projection.read },
       ).catch((err: unknown) => {
         throw isSluiceError(err, 'DATA_MISSING') ? expiredCursor(table) : err;
       });
@@ -105,7 +128,7 @@ export async function scanRows(
     }
   }
   const ended = state.phase === 'base' && baseDone;
-  const rows = batches.length > 0 ? new Table(batches) : new Table(toArrowSchema(table.schema));
+  const rows = project(new Table(projection.read, batches), projection.out);
   return { rows, next: ended ? null : encodeScanCursor(state) };
 }
 
@@ -119,20 +142,23 @@ function expiredCursor(table: TableDef): SluiceError {
 }
 
 /**
- * Up to `limit` live overlay rows after `afterKey`, in key order; `lastKey` is null when
- * the overlay has no live row left after them.
+ * Up to `limit` live overlay rows of the range after `afterKey` (or from the range's
+ * start), in key order; `lastKey` is null when the overlay has no live row left after them.
  */
 function overlayPage(
   table: TableDef,
   runs: SortedRun[],
-  afterKey: string | null,
+  { afterKey, range }: { afterKey: string | null; range: KeyRange },
   limit: number,
 ): { rows: Table; lastKey: string | null } {
   const after = afterKey === null ? null : new Uint8Array(Buffer.from(afterKey, 'hex'));
+  const start = (run: SortedRun) =>
+    after ? seek(run, after, true) : range.from ? seek(run, range.from.encoded) : 0;
+  const end = range.to?.encoded ?? null;
   const heap = new CursorHeap(
     runs
-      .map((run, rank) => ({ run, rank, at: after ? seek(run, after, true) : 0 }))
-      .filter((c) => c.at < c.run.size),
+      .map((run, rank) => ({ run, rank, at: start(run) }))
+      .filter((c) => c.at < c.run.size && (end === null || compareBytes(c.run.key(c.at), end) < 0)),
   );
   const refs: RowRef[] = [];
   let lastKey: Uint8Array | null = null;
@@ -140,6 +166,10 @@ function overlayPage(
     const newest = heap.pop();
     if (!newest) break;
     const key = newest.run.key(newest.at);
+    if (end !== null && compareBytes(key, end) >= 0) {
+      heap.clear();
+      break;
+    }
     heap.skipKey(key);
     if (!newest.run.isDelete(newest.at)) {
       refs.push({ batches: newest.run.batches, position: newest.run.position(newest.at) });
@@ -173,6 +203,11 @@ class CursorHeap {
 
   get size(): number {
     return this.items.length;
+  }
+
+  /** The range ended: no cursor left has a row in it. */
+  clear(): void {
+    this.items.length = 0;
   }
 
   pop(): Cursor | undefined {

@@ -56,5 +56,7 @@ describe('README HTTP API examples', () => {
     expect(all).toContain('{"row":{"id":1,"name":"a2","at":null,"emb":null}}');
     expect(all).toMatch(/"state":"(waiting|active|completed)"/);
     expect(all).toContain('"name":"scratch","droppedAt"');
+    expect(all).toContain('{"rows":[],"missing":[1,2]}');
+    expect(all).toMatch(/\{"table":"events","rows":\d+,"baseRows":\d+,"pendingKeys":\d+\}/);
   });
 });

@@ -263,6 +263,28 @@ describe('sluice load, killed and resumed', () => {
     expect(scanned.length).toBe(500);
     expect(scanned[0]).toEqual({ id: 0, name: 'j0', score: 0, flag: true });
     expect(scanned.at(-1)).toEqual({ id: 1199, name: 'a1199', score: 0.5, flag: false });
+
+    const ranged = await runCli(
+      [
+        'scan',
+        'small',
+        '--format',
+        'csv',
+        '--columns',
+        'name,id',
+        '--from',
+        '10',
+        '--to',
+        '13',
+        '--page-size',
+        '2',
+      ],
+      env(),
+    );
+    expect(ranged.stdout.toString()).toBe('name,id\nj10,10\nj11,11\nj12,12\n');
+    const unknown = await runCli(['scan', 'small', '--columns', 'id,nope'], env());
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr.toString()).toContain('unknown column "nope"; the columns of small are');
   });
 
   it('asks for a merge, and lists dead letters', async () => {

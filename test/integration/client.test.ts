@@ -130,6 +130,27 @@ describe('SluiceClient over a real server', () => {
     expect(await client.lookup('events', 999_999)).toBeNull();
   });
 
+  it('scans a key range in chosen columns, looks several keys up at once and counts rows', async () => {
+    const ids: number[] = [];
+    for await (const row of client.scan('events', { pageSize: 7, from: 100, to: 130, columns: ['id'] })) {
+      expect(Object.keys(row)).toEqual(['id']);
+      ids.push(row.id as number);
+    }
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => 100 + i));
+    let arrowRows = 0;
+    for await (const batch of client.scanBatches('events', { from: 100, to: 130, columns: ['name'] })) {
+      expect(batch.schema.fields.map((f) => f.name)).toEqual(['name']);
+      arrowRows += batch.numRows;
+    }
+    expect(arrowRows).toBe(30);
+    expect(await client.lookup('events', 5, { columns: ['name'] })).toEqual({ name: 'n5' });
+    expect(await client.lookupMany('events', [5, 999_999, 12_499], { columns: ['id'] })).toEqual({
+      rows: [{ id: 5 }, { id: 12_499 }],
+      missing: [999_999],
+    });
+    expect((await client.countRows('events')).rows).toBe(500 + 2500 + 300);
+  });
+
   it('deletes by key, and describes, lists and reads shard stats', async () => {
     expect((await client.deleteRows('events', [0, 1, 2])).acked).toBe(3);
     expect(await client.lookup('events', 1)).toBeNull();

@@ -13,6 +13,8 @@ import { openApiDocument, openApiPath, routeId } from '../../functions/openapi/d
 import {
   AckSchema,
   ErrorBodySchema,
+  LookupManySchema,
+  RowCountSchema,
   ScanPageSchema,
   ShardStatsSchema,
   TableDescriptionSchema,
@@ -114,6 +116,12 @@ describe('OpenAPI document', () => {
     TablePageSchema.parse(await (await get('/v1/tables')).json());
     ShardStatsSchema.parse(await (await get('/v1/tables/described/shards/0')).json());
     ScanPageSchema.parse(await (await get('/v1/tables/described/rows?limit=10')).json());
+    ScanPageSchema.parse(await (await get('/v1/tables/described/rows?from=0&to=5&columns=v')).json());
+    const lookup = LookupManySchema.parse(
+      await (await post('/v1/tables/described/rows/lookup', { keys: [1, 2] })).json(),
+    );
+    expect(lookup.missing).toEqual([2]);
+    RowCountSchema.parse(await (await get('/v1/tables/described/rows/count')).json());
     const refused = await post('/v1/tables', create);
     expect(refused.status).toBe(409);
     expect(ErrorBodySchema.parse(await refused.json()).error.code).toBe('TABLE_EXISTS');

@@ -139,7 +139,7 @@ export type paths = {
       cookie?: never;
     };
     /**
-     * Point lookup (`key`) or a scan page in primary-key order (`limit`, `after`)
+     * Point lookup (`key`) or a scan page (`limit`, `after`, a key range `from`..`to`): pending rows in primary-key order, then the base in its storage order
      * @description Scope: `read`.
      */
     get: operations['readRows'];
@@ -154,6 +154,46 @@ export type paths = {
      * @description Scope: `write`.
      */
     delete: operations['deleteRows'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/rows/lookup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Look up several keys at once (up to 1000)
+     * @description Scope: `read`.
+     */
+    post: operations['lookupRows'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/rows/count': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The live row count: base and pending rows, deletes applied
+     * @description Scope: `read`.
+     */
+    get: operations['countRows'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -453,7 +493,7 @@ export type components = {
       baseVersion: number;
       /** @description The Lance version of the base dataset that record names; null before the first merge */
       baseLanceVersion: number | null;
-      /** @description Live rows of the base dataset at that version: each key once, deleted keys not at all */
+      /** @description Live rows of the base dataset alone (each key once, deleted keys not at all); GET …/rows/count counts pending rows too */
       baseRows: number;
       pendingGenerations: number;
       poisonedShards: number;
@@ -536,6 +576,21 @@ export type components = {
     };
     Lookup: {
       row: components['schemas']['Row'];
+    };
+    LookupMany: {
+      /** @description The rows found, in the order their keys were asked, each once. */
+      rows: components['schemas']['Row'][];
+      /** @description The keys asked for with no live row, as given. */
+      missing: components['schemas']['Key'][];
+    };
+    RowCount: {
+      table: components['schemas']['TableName'];
+      /** @description Live rows: base and pending, each key once, deletes applied. */
+      rows: number;
+      /** @description Live rows of the base dataset alone. */
+      baseRows: number;
+      /** @description Distinct keys written or deleted since the base version (not yet merged). */
+      pendingKeys: number;
     };
     ShardStats: {
       table: components['schemas']['TableName'];
@@ -1272,8 +1327,14 @@ export interface operations {
         limit?: string;
         /** @description The previous page's `next`. */
         after?: string;
-        /** @description A point lookup: the key as JSON (a number, a quoted string, or an array for a composite key); goes without limit and after. */
+        /** @description The columns to answer, comma-separated, in that order; every column when absent. */
+        columns?: string;
+        /** @description A point lookup: the key as JSON (a number, a quoted string, or an array for a composite key); goes without limit, after, from and to. Several keys: POST …/rows/lookup. */
         key?: string;
+        /** @description A scan from this key on (inclusive), as JSON like `key`. */
+        from?: string;
+        /** @description A scan up to this key (exclusive), as JSON like `key`. */
+        to?: string;
       };
       header?: never;
       path: {
@@ -1615,6 +1676,202 @@ export interface operations {
         };
       };
       /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, SHARD_POISONED, WRITE_ABANDONED, STORE_CONFLICT, ABORTED */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  lookupRows: {
+    parameters: {
+      query?: {
+        /** @description The columns to answer, comma-separated, in that order; every column when absent. */
+        columns?: string;
+      };
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KeysBody'];
+      };
+    };
+    responses: {
+      /** @description The rows found and the keys missing; with `Accept: application/vnd.apache.arrow.stream` the rows as an Arrow stream whose schema metadata `sluice.missing` holds the missing keys as JSON */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LookupMany'];
+          'application/vnd.apache.arrow.stream': string;
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME, INVALID_KEY */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too large: PAYLOAD_TOO_LARGE, TOO_MANY_ROWS */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL, DATA_MISSING, DATA_CORRUPT */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, SHARD_POISONED, READ_AMPLIFICATION, ABORTED */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  countRows: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The live row count */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RowCount'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL, DATA_MISSING, DATA_CORRUPT */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, SHARD_POISONED, READ_AMPLIFICATION, ABORTED */
       503: {
         headers: {
           [name: string]: unknown;

@@ -23,9 +23,11 @@ import type {
   DeadLetterRetry,
   DrainState,
   DroppedTable,
+  LookupMany,
   MergeFailurePage,
   MergeStatus,
   Row,
+  RowCount,
   ScanPage,
   ShardStats,
   TableDescription,
@@ -60,7 +62,22 @@ export interface ScanOptions {
   /** Rows per page, 1..1000. */
   pageSize?: number;
   after?: string | null;
+  /** Only these columns, in this order. */
+  columns?: readonly string[];
+  /** The first key of the range (inclusive); an array for a composite key. */
+  from?: unknown;
+  /** The first key past the range (exclusive). */
+  to?: unknown;
   signal?: AbortSignal;
+}
+
+/** The query parameters of a scan, less its page. */
+function scanQuery(options: ScanOptions): Record<string, string | undefined> {
+  return {
+    columns: options.columns?.join(','),
+    from: options.from === undefined ? undefined : JSON.stringify(options.from),
+    to: options.to === undefined ? undefined : JSON.stringify(options.to),
+  };
 }
 
 export interface MergeRequest {
@@ -155,13 +172,17 @@ export class SluiceClient {
   }
 
   /** The row with this primary key (an array for a composite key), or null. */
-  async lookup(tableName: string, key: unknown, signal?: AbortSignal): Promise<Row | null> {
+  async lookup(
+    tableName: string,
+    key: unknown,
+    options: { columns?: readonly string[]; signal?: AbortSignal } = {},
+  ): Promise<Row | null> {
     try {
       const { row } = await this.transport.json<{ row: Row }>({
         method: 'GET',
         path: `${table(tableName)}/rows`,
-        query: { key: JSON.stringify(key) },
-        signal,
+        query: { key: JSON.stringify(key), columns: options.columns?.join(',') },
+        signal: options.signal,
       });
       return row;
     } catch (err) {
@@ -170,17 +191,37 @@ export class SluiceClient {
     }
   }
 
+  /** The rows of several keys (up to 1000), in the order asked, and the keys with no row. */
+  lookupMany(
+    tableName: string,
+    keys: readonly unknown[],
+    options: { columns?: readonly string[]; signal?: AbortSignal } = {},
+  ): Promise<LookupMany> {
+    return this.transport.json({
+      method: 'POST',
+      path: `${table(tableName)}/rows/lookup`,
+      query: { columns: options.columns?.join(',') },
+      json: { keys },
+      signal: options.signal,
+    });
+  }
+
+  /** The live row count: base and pending rows, deletes applied. */
+  countRows(tableName: string, signal?: AbortSignal): Promise<RowCount> {
+    return this.transport.json({ method: 'GET', path: `${table(tableName)}/rows/count`, signal });
+  }
+
   scanPage(tableName: string, options: ScanOptions = {}): Promise<ScanPage> {
     const { pageSize, after, signal } = options;
     return this.transport.json({
       method: 'GET',
       path: `${table(tableName)}/rows`,
-      query: { limit: pageSize, after },
+      query: { limit: pageSize, after, ...scanQuery(options) },
       signal,
     });
   }
 
-  /** Every row in primary-key order, the newest value of each key. */
+  /** Every row (of the range), the newest value of each key: pending rows in key order, then the base in its storage order. */
   async *scan(tableName: string, options: ScanOptions = {}): AsyncGenerator<Row> {
     let after = options.after ?? null;
     do {
@@ -197,7 +238,7 @@ export class SluiceClient {
       const response = await this.transport.send({
         method: 'GET',
         path: `${table(tableName)}/rows`,
-        query: { limit: options.pageSize, after },
+        query: { limit: options.pageSize, after, ...scanQuery(options) },
         accept: ARROW_STREAM,
         signal: options.signal,
       });

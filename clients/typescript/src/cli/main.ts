@@ -10,7 +10,7 @@ import type { CreateTable } from '../types.ts';
 import { type ConnectionOptions, connect, DEFAULT_URL } from './connection.ts';
 import { load } from './load.ts';
 import { followMerge } from './merge.ts';
-import { type ScanFormat, scan } from './scan.ts';
+import { type ScanChoice, type ScanFormat, scan } from './scan.ts';
 import { statsOnce, watchStats } from './stats.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -20,6 +20,22 @@ const positiveInt = (max: number) => (text: string) => {
     throw new InvalidArgumentError(`an integer from 1 to ${max}`);
   }
   return value;
+};
+
+const columnList = (text: string) => {
+  const names = text.split(',').map((name) => name.trim());
+  if (names.some((name) => name === '')) throw new InvalidArgumentError('column names separated by commas');
+  return names;
+};
+
+/** A key as the API reads `?key=`: JSON, or the text itself; an integer beyond 2^53 stays text so no digit is lost. */
+const keyArgument = (text: string): unknown => {
+  if (/^-?\d+$/.test(text) && !Number.isSafeInteger(Number(text))) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 };
 
 const program = new Command('sluice')
@@ -101,8 +117,12 @@ program
     new Option('--format <format>', 'output format').choices(['jsonl', 'csv', 'arrow']).default('jsonl'),
   )
   .option('--page-size <n>', 'rows per request', positiveInt(1000), 1000)
-  .action(async (name: string, options: { format: ScanFormat; pageSize: number }) => {
-    await scan(client(), name, options.format, options.pageSize);
+  .option('--columns <names>', 'only these columns, comma-separated, in that order', columnList)
+  .option('--from <key>', 'from this key on (inclusive); JSON, or text for a string key', keyArgument)
+  .option('--to <key>', 'up to this key (exclusive); JSON, or text for a string key', keyArgument)
+  .action(async (name: string, options: { format: ScanFormat } & ScanChoice) => {
+    const { format, ...choice } = options;
+    await scan(client(), name, format, choice);
   });
 
 program
