@@ -5,12 +5,9 @@
  * original failure counts nowhere — not in the dashboard, not in sluice_queue_jobs.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openApi } from '../../functions/app.ts';
-import { withDashboard } from '../../functions/dashboard.ts';
-import { type HttpServer, startServer } from '../../functions/server.ts';
-import type { Runtime } from '../../jobs/runtime.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
+import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
+import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -23,8 +20,7 @@ interface BoardQueue {
 
 describe('dead letters on the dashboard', () => {
   let h: Harness;
-  let http: HttpServer;
-  let closeApi: () => Promise<void>;
+  let served: ServedHarness;
   let tokens: TestTokens;
   let call: Call;
 
@@ -35,21 +31,12 @@ describe('dead letters on the dashboard', () => {
       tokens: JSON.parse(tokens.env),
       port: 0,
     });
-    const runtime: Runtime = {
-      sluice: h.sluice,
-      scheduler: h.scheduler,
-      redis: h.redis,
-      close: async () => {},
-    };
-    const api = withDashboard(openApi(runtime), runtime);
-    closeApi = api.close;
-    http = await startServer(api.app, h.config, h.sluice.log);
-    call = httpClient(http.url);
+    served = await serveHarness(h, { dashboard: true });
+    call = served.call;
   });
 
   afterEach(async () => {
-    await http.close();
-    await closeApi();
+    await served.close();
     await h.close();
   });
 

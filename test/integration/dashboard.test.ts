@@ -6,13 +6,10 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApi } from '../../functions/app.ts';
-import { withDashboard } from '../../functions/dashboard.ts';
-import { type HttpServer, startServer } from '../../functions/server.ts';
 import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
-import type { Runtime } from '../../jobs/runtime.ts';
 import { type Browser, chromiumAbsent, launchBrowser } from '../support/browser.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
 import { type TestTokens, testTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -23,8 +20,7 @@ if (absent) console.log(`skipping the dashboard browser test: ${absent}`);
 
 describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', () => {
   let h: Harness;
-  let http: HttpServer;
-  let closeApi: () => Promise<void>;
+  let served: ServedHarness;
   let tokens: TestTokens;
   let browser: Browser;
 
@@ -35,22 +31,13 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
       tokens: JSON.parse(tokens.env),
       port: 0,
     });
-    const runtime: Runtime = {
-      sluice: h.sluice,
-      scheduler: h.scheduler,
-      redis: h.redis,
-      close: async () => {},
-    };
-    const api = withDashboard(openApi(runtime), runtime);
-    closeApi = api.close;
-    http = await startServer(api.app, h.config, h.sluice.log);
+    served = await serveHarness(h, { dashboard: true });
     browser = await launchBrowser();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await http?.close();
-    await closeApi?.();
+    await served?.close();
     await h?.close();
   });
 
@@ -68,7 +55,7 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
     expect(letter).toMatchObject({ target: 'broken/0', error: { code: 'STORE_UNAVAILABLE' } });
 
     const { page } = browser;
-    await page.goto(`${http.url}/admin/queues?token=${tokens.admin}`);
+    await page.goto(`${served.url}/admin/queues?token=${tokens.admin}`);
     expect(new URL(page.url()).search).toBe('');
     const sidebar = page.locator('#bull-board-sidebar');
     for (const queue of ['seal', 'flush', 'merge', 'compact', 'sampler', 'dead-letter']) {
@@ -77,7 +64,7 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
     await sidebar.getByRole('link', { name: 'dead-letter', exact: true }).click();
     await page.waitForURL(/\/admin\/queues\/queue\/dead-letter$/);
     // A dead letter is shown as the failed job it stands for.
-    await page.goto(`${http.url}/admin/queues/queue/dead-letter?status=failed`);
+    await page.goto(`${served.url}/admin/queues/queue/dead-letter?status=failed`);
     // The Error tab shows the failure as the flush job ended with it, stack and all.
     const error = page.getByText(`SluiceError: ${letter.error.message}`);
     await error.waitFor({ state: 'visible', timeout: 15_000 });

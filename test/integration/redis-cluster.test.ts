@@ -6,16 +6,13 @@
  * would fail here with CROSSSLOT.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openApi } from '../../functions/app.ts';
-import { withDashboard } from '../../functions/dashboard.ts';
-import { type HttpServer, startServer } from '../../functions/server.ts';
-import type { Runtime } from '../../jobs/runtime.ts';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { SluiceError, statusOf } from '../../shared/errors.ts';
 import { shardKeys } from '../../shared/redis/shard-keys.ts';
 import { assertFlushedExactlyOnce, drained } from '../support/flushed.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
+import { serveHarness } from '../support/harness-api.ts';
+import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -262,17 +259,7 @@ function longestWait(load: WriteLoad): number {
 
 /** The harness's API and dashboard over real HTTP, closed after the test. */
 async function serveWithDashboard(h: Harness): Promise<Call> {
-  const runtime: Runtime = {
-    sluice: h.sluice,
-    scheduler: h.scheduler,
-    redis: h.redis,
-    close: async () => {},
-  };
-  const api = withDashboard(openApi(runtime), runtime);
-  const http: HttpServer = await startServer(api.app, h.config, h.sluice.log);
-  cleanups.push(async () => {
-    await http.close();
-    await api.close();
-  });
-  return httpClient(http.url);
+  const served = await serveHarness(h, { dashboard: true });
+  cleanups.push(() => served.close());
+  return served.call;
 }

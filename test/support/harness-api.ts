@@ -1,8 +1,9 @@
 /**
  * The HTTP API of an in-process harness, served on a random loopback port: for tests that
- * need the fault-injecting store behind real HTTP.
+ * need the fault-injecting store behind real HTTP; with `dashboard`, the dashboard too.
  */
 import { openApi } from '../../functions/app.ts';
+import { withDashboard } from '../../functions/dashboard.ts';
 import { startServer } from '../../functions/server.ts';
 import type { Harness } from './harness.ts';
 import { type Call, httpClient } from './http-client.ts';
@@ -13,8 +14,12 @@ export interface ServedHarness {
   close(): Promise<void>;
 }
 
-export async function serveHarness(h: Harness): Promise<ServedHarness> {
-  const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+export async function serveHarness(
+  h: Harness,
+  options: { dashboard?: boolean } = {},
+): Promise<ServedHarness> {
+  const runtime = { sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} };
+  const api = options.dashboard ? withDashboard(openApi(runtime), runtime) : openApi(runtime);
   const http = await startServer(api.app, h.config, h.sluice.log);
   return {
     url: http.url,
