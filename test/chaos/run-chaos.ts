@@ -64,22 +64,14 @@ export interface ChaosOptions {
   progress: (line: string) => void;
 }
 
-export interface ChaosSummary {
+/** The checker's counts, with what the run itself counted. */
+export interface ChaosSummary extends Omit<Verdict, 'problems'> {
   seed: number;
   seconds: number;
   requests: number;
   writes: number;
   acked: number;
   faults: Record<FaultKind, number>;
-  lost: number;
-  stale: number;
-  duplicated: number;
-  phantom: number;
-  unflushed: number;
-  unmerged: number;
-  gaps: number;
-  poisoned: number;
-  deadLetters: number;
   /** Processes that ended without being killed: not a violation of the checks, but worth reading. */
   crashed: number;
   violations: number;
