@@ -177,9 +177,9 @@ describe('Sluice on a Redis Cluster under failure', () => {
 
     expect((await cluster.masterOf(seqKey)).port).toBe(to.port);
     expect(migration.keys).toBeGreaterThanOrEqual(3);
-    const outside = load.failures.filter(
-      (f) => f.triedAt < migration.startedAt || f.triedAt > migration.endedAt,
-    );
+    // A try in flight while the slot moved may fail (TRYAGAIN outlasts ioredis's redirections
+    // on a busy machine); one that began after the move or ended before it must not.
+    const outside = load.failures.filter((f) => f.at < migration.startedAt || f.triedAt > migration.endedAt);
     expect(outside).toEqual([]);
     const seqs = load.acks.flatMap((a) => a.shards.map((s) => `${s.shard}/${s.seq}`));
     expect(new Set(seqs).size).toBe(seqs.length);
