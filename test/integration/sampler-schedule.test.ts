@@ -29,7 +29,7 @@ describe('sampler (defect 1: lost Job Scheduler)', () => {
     h.startWorkers(['sampler']);
     await waitFor(() => queue.getJobScheduler(SAMPLER_SCHEDULER_ID), { message: 'the scheduler upserted' });
     const lostBefore = await lostCount();
-    const client = await queue.client;
+    const client = await queue.getBackend().client;
     await client.set('restart-marker', '1');
 
     await redis.restart();
