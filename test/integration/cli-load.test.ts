@@ -181,7 +181,16 @@ describe('sluice load, killed and resumed', () => {
       const sorted = (text: string) => text.trimEnd().split('\n').slice(1).sort();
       const lines = asCsv.stdout.toString().split('\n');
       expect(lines[0]).toBe('id,name,score,flag');
-      expect(sorted(asCsv.stdout.toString())).toEqual(sorted(csv));
+      const scanned = sorted(asCsv.stdout.toString());
+      const present = new Set(scanned);
+      const missing = sorted(csv).filter((line) => !present.has(line));
+      // Counts first: a 100k-line diff would hide which rows went missing.
+      expect({ rows: scanned.length, missing: missing.length, firstMissing: missing[0] ?? null }).toEqual({
+        rows: ROWS,
+        missing: 0,
+        firstMissing: null,
+      });
+      expect(scanned).toEqual(sorted(csv));
 
       const asArrow = await runCli(['scan', 'loads', '--format', 'arrow'], env());
       expect(asArrow.code).toBe(0);
