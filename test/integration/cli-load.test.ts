@@ -32,7 +32,7 @@ import { waitFor } from '../support/wait-for.ts';
 const ROWS = 100_000;
 const BATCH_ROWS = 1000;
 /** The two tests that move 100k rows through a child process get this long on a busy machine. */
-const BULK_TIMEOUT_MS = 180_000;
+const BULK_TIMEOUT_MS = 300_000;
 const HELD_BATCH = 50;
 /** Batches in flight: while the held one waits, the three after it land and the window stops there. */
 const CONCURRENCY = 4;
