@@ -60,10 +60,7 @@ export const FieldSchema = z
  * (it reads environment strings too); on the wire each setting is a JSON number.
  */
 const settingsShape = Object.fromEntries(
-  Object.keys(TableSettingsSchema.shape).map((name) => [
-    name,
-    name === 'compactMaxDeadRatio' ? z.number().min(0).max(1) : z.number().int().min(0),
-  ]),
+  Object.keys(TableSettingsSchema.shape).map((name) => [name, z.number().int().min(0)]),
 );
 
 export const TableSettingsSchemaWire = z.object(settingsShape).strict().openapi('TableSettings');
