@@ -63,7 +63,10 @@ export function deadline(timeoutMs: number): MiddlewareHandler<Env> {
   };
 }
 
-/** The path parameters by the route's schema; with a table among them, later log lines of the request name it. */
+/**
+ * The path parameters by the route's schema. A bad table name is INVALID_TABLE_NAME, as the
+ * domain answers it; a good one names the table in later log lines of the request.
+ */
 export function pathParams<T extends z.ZodType>(c: Ctx, schema: T): z.output<T> {
   const params = parseWire(schema, c.req.param(), { codes: { t: 'INVALID_TABLE_NAME' } });
   const { t } = params as { t?: unknown };
