@@ -1,15 +1,17 @@
 /**
  * Request bodies: the size limit, enforced while reading (a body larger than the limit is
  * refused as soon as it passes it, never buffered whole); the content-type dispatch; and
- * the JSON envelope checks. Rows and keys themselves are validated by the domain (I9).
+ * the JSON envelopes, parsed by the wire schemas the OpenAPI document is built from. Rows,
+ * keys and table definitions themselves are validated by the domain (I9).
  */
 import type { RecordBatch, Table } from 'apache-arrow';
 import { decodeArrowStreamForTable } from '../shared/arrow/ipc.ts';
 import { jsonRowsToRecordBatch } from '../shared/arrow/json-rows.ts';
 import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
-import { isPlainObject } from '../shared/plain-object.ts';
 import type { TableDef } from '../shared/table/table-def.ts';
+import { CreateTableSchema, DrainBodySchema, KeysBodySchema, RowsBodySchema } from './openapi/schemas.ts';
+import { parseWire } from './openapi/wire-input.ts';
 import type { Ctx } from './request.ts';
 
 const JSON_TYPE = 'application/json';
@@ -51,7 +53,9 @@ const ROWS_BODY =
   '{"rows":[{…},…]} as application/json, or an Arrow IPC stream as application/vnd.apache.arrow.stream';
 const KEYS_BODY =
   '{"keys":[…]} (each key the value of a one-column primary key, or an array in primary-key order)';
-const OBJECT_BODY = 'a JSON object';
+const CREATE_BODY =
+  '{"name":…,"schema":{"fields":[{"name":…,"type":…},…]},"primaryKey":[…]} with optional "shards" and "settings"';
+const DRAIN_BODY = '{"drain": true} or {"drain": false}';
 
 async function readBytes(c: Ctx, maxBytes: number, send: string): Promise<Uint8Array> {
   if (Number(c.req.header('content-length') ?? 0) > maxBytes) throw tooLarge(maxBytes);
@@ -82,36 +86,40 @@ async function readBytes(c: Ctx, maxBytes: number, send: string): Promise<Uint8A
   return bytes;
 }
 
-/** `allowed`: the only properties the object may have; the domain checks the rest itself when absent. */
-function parseObject(raw: Uint8Array, send: string, allowed?: readonly string[]): Record<string, unknown> {
-  let value: unknown;
+function parseJson(raw: Uint8Array): unknown {
   try {
-    value = JSON.parse(decoder.decode(raw));
+    return JSON.parse(decoder.decode(raw));
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new SluiceError('INVALID_REQUEST', `the body is not valid JSON: ${reason.slice(0, 200)}`);
   }
-  if (!isPlainObject(value)) {
-    const got = Array.isArray(value) ? 'a JSON array' : `JSON ${value === null ? 'null' : typeof value}`;
-    throw new SluiceError('INVALID_REQUEST', `the body is ${got}: send ${send}`);
-  }
-  for (const key of Object.keys(value)) {
-    if (allowed && !allowed.includes(key)) {
-      throw new SluiceError(
-        'INVALID_REQUEST',
-        `unknown property "${key.slice(0, 100)}"; expected ${allowed.join(', ')}`,
-        { property: key.slice(0, 100) },
-      );
-    }
-  }
-  return value;
 }
 
-/** A JSON object body, for requests whose properties the domain checks (create table). */
-export async function readJsonObject(c: Ctx, limits: Limits): Promise<Record<string, unknown>> {
-  const type = mediaTypeOf(c);
-  if (type !== JSON_TYPE) throw unsupported(type, [JSON_TYPE]);
-  return parseObject(await readBytes(c, limits.maxBodyBytes, OBJECT_BODY), OBJECT_BODY);
+async function readJson(c: Ctx, maxBytes: number, send: string): Promise<Body<unknown>> {
+  const mediaType = mediaTypeOf(c);
+  if (mediaType !== JSON_TYPE) throw unsupported(mediaType, [JSON_TYPE]);
+  const raw = await readBytes(c, maxBytes, send);
+  return { value: parseJson(raw), raw, mediaType };
+}
+
+/** A table definition's envelope; the domain checks its columns, key and settings, with their own codes. */
+export async function readCreateTable(c: Ctx, limits: Limits): Promise<unknown> {
+  const { value } = await readJson(c, limits.maxBodyBytes, CREATE_BODY);
+  return parseWire(CreateTableSchema, value, {
+    send: CREATE_BODY,
+    codes: {
+      name: 'INVALID_TABLE_NAME',
+      schema: 'INVALID_SCHEMA',
+      primaryKey: 'INVALID_SCHEMA',
+      shards: 'INVALID_SETTINGS',
+      settings: 'INVALID_SETTINGS',
+    },
+  });
+}
+
+export async function readDrain(c: Ctx, limits: Limits): Promise<boolean> {
+  const { value } = await readJson(c, limits.maxBodyBytes, DRAIN_BODY);
+  return parseWire(DrainBodySchema, value, { send: DRAIN_BODY }).drain;
 }
 
 /** `{"rows":[…]}` or an Arrow IPC stream, as Arrow data of the table's schema. */
@@ -125,22 +133,18 @@ export async function readRows(c: Ctx, table: TableDef, limits: Limits): Promise
     if (rows.numRows > limits.maxRowsPerRequest) throw tooManyRows(rows.numRows, limits.maxRowsPerRequest);
     return { value: rows, raw, mediaType };
   }
-  const { rows } = parseObject(raw, ROWS_BODY, ['rows']);
-  if (Array.isArray(rows) && rows.length > limits.maxRowsPerRequest) {
-    throw tooManyRows(rows.length, limits.maxRowsPerRequest);
-  }
+  const { rows } = parseWire(RowsBodySchema, parseJson(raw), {
+    send: ROWS_BODY,
+    codes: { rows: 'INVALID_ROWS' },
+  });
+  if (rows.length > limits.maxRowsPerRequest) throw tooManyRows(rows.length, limits.maxRowsPerRequest);
   return { value: jsonRowsToRecordBatch(table.schema, rows), raw, mediaType };
 }
 
 /** `{"keys":[…]}`: the keys as clients give them; the domain parses each one. */
 export async function readKeys(c: Ctx, limits: Limits): Promise<Body<unknown[]>> {
-  const mediaType = mediaTypeOf(c);
-  if (mediaType !== JSON_TYPE) throw unsupported(mediaType, [JSON_TYPE]);
-  const raw = await readBytes(c, limits.maxBodyBytes, KEYS_BODY);
-  const { keys } = parseObject(raw, KEYS_BODY, ['keys']);
-  if (!Array.isArray(keys) || keys.length === 0) {
-    throw new SluiceError('INVALID_REQUEST', `"keys" must be a non-empty array: send ${KEYS_BODY}`);
-  }
+  const body = await readJson(c, limits.maxBodyBytes, KEYS_BODY);
+  const { keys } = parseWire(KeysBodySchema, body.value, { send: KEYS_BODY });
   if (keys.length > limits.maxRowsPerRequest) throw tooManyRows(keys.length, limits.maxRowsPerRequest);
-  return { value: keys, raw, mediaType };
+  return { ...body, value: keys };
 }

@@ -4,25 +4,23 @@
  * SHARD_STILL_POISONED while the shard is poisoned.
  */
 import { Hono } from 'hono';
-import { MAX_DEAD_LETTERS_PER_PAGE } from '../jobs/dead-letter.ts';
 import type { ApiDeps } from './app.ts';
-import { afterQuery, limitQuery } from './query.ts';
-import type { Env } from './request.ts';
+import { DeadLetterPageQuerySchema, DeadLetterParamsSchema } from './openapi/schemas.ts';
+import { type Env, pathParams, queryParams } from './request.ts';
 
 export function deadLetterRoutes({ sluice, deadLetters, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
 
   app.get('/v1/dead-letters', requireScope('admin'), async (c) => {
-    const limit = limitQuery(c, MAX_DEAD_LETTERS_PER_PAGE, MAX_DEAD_LETTERS_PER_PAGE);
-    return c.json(await deadLetters.page({ after: afterQuery(c), limit }));
+    return c.json(await deadLetters.page(queryParams(c, DeadLetterPageQuerySchema)));
   });
 
   app.get('/v1/dead-letters/:id', requireScope('admin'), async (c) => {
-    return c.json(await deadLetters.get(c.req.param('id')));
+    return c.json(await deadLetters.get(pathParams(c, DeadLetterParamsSchema).id));
   });
 
   app.post('/v1/dead-letters/:id/retry', requireScope('admin'), async (c) => {
-    const letter = await deadLetters.retry(c.req.param('id'), sluice);
+    const letter = await deadLetters.retry(pathParams(c, DeadLetterParamsSchema).id, sluice);
     c.var.log.warn({ id: letter.id, queue: letter.queue, target: letter.target }, 'dead letter retried');
     return c.json({ id: letter.id, queue: letter.queue, target: letter.target, status: 'requeued' }, 202);
   });

@@ -2,14 +2,17 @@
  * What every request carries: an id (the client's `X-Request-Id` when it is sane, else a
  * new one), a child logger with that id, and a deadline. Past the deadline the client gets
  * 504 TIMEOUT and the request's signal aborts the reads still running for it; a write
- * already under way may still land (retrying it in full is harmless).
+ * already under way may still land (retrying it in full is harmless). And its path and
+ * query parameters, parsed by the wire schemas of its OpenAPI route.
  */
 import { randomUUID } from 'node:crypto';
+import type { z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { SluiceError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
-import { assertTableName } from '../shared/table/table-name.ts';
+import { TableParamsSchema } from './openapi/schemas.ts';
+import { parseWire } from './openapi/wire-input.ts';
 
 export interface Env {
   Variables: {
@@ -60,9 +63,21 @@ export function deadline(timeoutMs: number): MiddlewareHandler<Env> {
   };
 }
 
-/** The `{t}` of the path, checked; later log lines of the request name the table. */
+/**
+ * The path parameters by the route's schema. A bad table name is INVALID_TABLE_NAME, as the
+ * domain answers it; a good one names the table in later log lines of the request.
+ */
+export function pathParams<T extends z.ZodType>(c: Ctx, schema: T): z.output<T> {
+  const params = parseWire(schema, c.req.param(), { codes: { t: 'INVALID_TABLE_NAME' } });
+  const { t } = params as { t?: unknown };
+  if (typeof t === 'string') c.set('log', c.var.log.child({ table: t }));
+  return params;
+}
+
 export function tableParam(c: Ctx): string {
-  const name = assertTableName(c.req.param('t'));
-  c.set('log', c.var.log.child({ table: name }));
-  return name;
+  return pathParams(c, TableParamsSchema).t;
+}
+
+export function queryParams<T extends z.ZodType>(c: Ctx, schema: T): z.output<T> {
+  return parseWire(schema, c.req.query());
 }

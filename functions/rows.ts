@@ -16,17 +16,19 @@ import type { TableDef } from '../shared/table/table-def.ts';
 import type { AppendResult } from '../shared/wal/append.ts';
 import type { ApiDeps } from './app.ts';
 import { ARROW_STREAM, type Body, readKeys, readRows } from './body.ts';
-import { afterQuery, columnsQuery, keyText, limitQuery, rangeQuery } from './query.ts';
-import { type Ctx, type Env, tableParam } from './request.ts';
+import {
+  ArrowRowsQuerySchema,
+  ColumnsQuerySchema,
+  IdempotencyHeaderSchema,
+  RowsQuerySchema,
+} from './openapi/schemas.ts';
+import { parseWire } from './openapi/wire-input.ts';
+import { type Ctx, type Env, queryParams, tableParam } from './request.ts';
 
-const MAX_SCAN_LIMIT = 1000;
 /** Keys per lookup: each is a literal of one Lance filter and one search per overlay run. */
 const MAX_LOOKUP_KEYS = 1000;
-/** Arrow pages are columnar and need no per-row JSON encoding, so a page may hold ten times as many rows. */
-const MAX_ARROW_SCAN_LIMIT = 10_000;
-const DEFAULT_SCAN_LIMIT = 100;
-/** Printable ASCII, as in the IETF Idempotency-Key draft's examples; long enough for any UUID scheme. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** What a point lookup goes without. */
+const SCAN_PARAMS = ['limit', 'after', 'from', 'to'];
 
 /** Rows in JSON, in the columns (and order) they carry: all of the table's, or a projection. */
 function jsonRows(def: TableDef, rows: Table): JsonRow[] {
@@ -63,11 +65,8 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
       bytesWritten.inc({ op }, body.raw.byteLength);
       return result;
     };
-    const key = c.req.header('idempotency-key');
+    const key = parseWire(IdempotencyHeaderSchema, c.req.header())['idempotency-key'];
     if (key === undefined) return c.json(await counted());
-    if (!IDEMPOTENCY_KEY.test(key)) {
-      throw new SluiceError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
-    }
     const fingerprint = createHash('sha256')
       .update(`${c.req.method}\n${body.mediaType}\n`)
       .update(body.raw)
@@ -91,34 +90,32 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
 
   app.get('/v1/tables/:t/rows', requireScope('read'), async (c) => {
     const def = await sluice.table(tableParam(c));
-    const columns = columnsQuery(c);
-    const keys = c.req.queries('key') ?? [];
-    if (keys.length > 1) {
+    const query = queryParams(c, wantsArrow(c) ? ArrowRowsQuerySchema : RowsQuerySchema);
+    const { columns, key } = query;
+    if ((c.req.queries('key') ?? []).length > 1) {
       throw new SluiceError(
         'INVALID_REQUEST',
         `key names one row; to look up several, POST {"keys":[…]} to /v1/tables/${def.name}/rows/lookup`,
       );
     }
-    const key = keys[0];
     if (key !== undefined) {
-      const others = ['limit', 'after', 'from', 'to'].filter((name) => c.req.query(name) !== undefined);
+      const others = SCAN_PARAMS.filter((name) => c.req.query(name) !== undefined);
       if (others.length > 0) {
         throw new SluiceError(
           'INVALID_REQUEST',
           `key looks up one row: it goes without ${others.join(', ')}`,
         );
       }
-      const found = await sluice.lookup(def.name, keyText(key), { columns, signal: c.var.signal });
-      if (!found)
-        throw new SluiceError('KEY_NOT_FOUND', `no row with key ${key.slice(0, 200)}`, { table: def.name });
+      const found = await sluice.lookup(def.name, key, { columns, signal: c.var.signal });
+      if (!found) {
+        const text = c.req.query('key')!.slice(0, 200);
+        throw new SluiceError('KEY_NOT_FOUND', `no row with key ${text}`, { table: def.name });
+      }
       return wantsArrow(c) ? arrowResponse(c, found) : c.json({ row: jsonRows(def, found)[0] });
     }
-    const limit = limitQuery(c, wantsArrow(c) ? MAX_ARROW_SCAN_LIMIT : MAX_SCAN_LIMIT, DEFAULT_SCAN_LIMIT);
-    const page = await sluice.scan(
-      def.name,
-      { limit, after: afterQuery(c), columns, ...rangeQuery(c) },
-      c.var.signal,
-    );
+    const { limit, after, from, to } = query;
+    const range = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+    const page = await sluice.scan(def.name, { limit, after, columns, ...range }, c.var.signal);
     if (!wantsArrow(c)) return c.json({ rows: jsonRows(def, page.rows), next: page.next });
     if (page.next) c.header('Sluice-Next', page.next);
     return arrowResponse(c, page.rows);
@@ -128,7 +125,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
     const def = await sluice.table(tableParam(c));
     const body = await readKeys(c, { ...limits, maxRowsPerRequest: MAX_LOOKUP_KEYS });
     const found = await sluice.lookupMany(def.name, body.value, {
-      columns: columnsQuery(c),
+      columns: queryParams(c, ColumnsQuerySchema).columns,
       signal: c.var.signal,
     });
     if (wantsArrow(c)) return lookupArrowResponse(c, found);

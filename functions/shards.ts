@@ -4,30 +4,20 @@
  * than treated as a no-op, so a mistyped shard number does not pass unnoticed.
  */
 import { Hono } from 'hono';
-import { SluiceError } from '../shared/errors.ts';
 import type { ApiDeps } from './app.ts';
-import { type Ctx, type Env, tableParam } from './request.ts';
-
-function shardParam(c: Ctx): number {
-  const text = c.req.param('s') ?? '';
-  if (!/^\d{1,5}$/.test(text)) {
-    throw new SluiceError('INVALID_REQUEST', 'the shard must be a shard index (0, 1, …)', {
-      shard: text.slice(0, 32),
-    });
-  }
-  return Number(text);
-}
+import { ShardParamsSchema } from './openapi/schemas.ts';
+import { type Env, pathParams } from './request.ts';
 
 export function shardRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
 
   app.get('/v1/tables/:t/shards/:s', requireScope('read'), async (c) => {
-    return c.json(await sluice.shardStats(tableParam(c), shardParam(c)));
+    const { t, s } = pathParams(c, ShardParamsSchema);
+    return c.json(await sluice.shardStats(t, s));
   });
 
   app.post('/v1/tables/:t/shards/:s/reopen', requireScope('admin'), async (c) => {
-    const table = tableParam(c);
-    const shard = shardParam(c);
+    const { t: table, s: shard } = pathParams(c, ShardParamsSchema);
     await sluice.reopen(table, shard);
     c.var.log.warn({ shard }, 'shard reopened');
     return c.json(await sluice.shardStats(table, shard));

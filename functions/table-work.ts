@@ -6,36 +6,33 @@
 import { Hono } from 'hono';
 import { manualMergeStatus, requestManualMerge } from '../shared/scheduler/manual-merge.ts';
 import type { ApiDeps } from './app.ts';
-import { readJsonObject } from './body.ts';
-import { DrainBodySchema } from './openapi/schemas.ts';
-import { parseWire } from './openapi/wire-input.ts';
-import { type Env, tableParam } from './request.ts';
+import { readDrain } from './body.ts';
+import { JobParamsSchema } from './openapi/schemas.ts';
+import { type Env, pathParams, tableParam } from './request.ts';
 
 export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
 
   app.post('/v1/tables/:t/merge', requireScope('admin'), async (c) => {
-    const { jobId } = await requestManualMerge(sluice, tableParam(c), c.var.signal);
+    const table = tableParam(c);
+    const { jobId } = await requestManualMerge(sluice, table, c.var.signal);
     c.var.log.info({ jobId }, 'merge requested');
-    c.header('Location', `/v1/tables/${tableParam(c)}/merge/${encodeURIComponent(jobId)}`);
+    c.header('Location', `/v1/tables/${table}/merge/${encodeURIComponent(jobId)}`);
     return c.json({ jobId }, 202);
   });
 
   app.get('/v1/tables/:t/merge/:jobId', requireScope('admin'), async (c) => {
-    return c.json(await manualMergeStatus(sluice, tableParam(c), c.req.param('jobId')));
+    const { t, jobId } = pathParams(c, JobParamsSchema);
+    return c.json(await manualMergeStatus(sluice, t, jobId));
   });
 
   app.post('/v1/tables/:t/drain', requireScope('admin'), async (c) => {
     const table = await sluice.table(tableParam(c));
-    const drain = drainOf(await readJsonObject(c, sluice.config.limits));
+    const drain = await readDrain(c, sluice.config.limits);
     const state = await sluice.drains.setDrain(table, drain, c.var.signal);
     c.var.log.warn({ drain }, drain ? 'table drained' : 'table undrained');
     return c.json(state);
   });
 
   return app;
-}
-
-function drainOf(body: Record<string, unknown>): boolean {
-  return parseWire(DrainBodySchema, body, '{"drain": true} or {"drain": false}').drain;
 }

@@ -2,12 +2,11 @@
 import { Hono } from 'hono';
 import pLimit from 'p-limit';
 import { tableStats } from '../shared/read/table-stats.ts';
-import { MAX_TABLES_PER_PAGE } from '../shared/table/catalog.ts';
 import { type TableDef, tableDefToJSON } from '../shared/table/table-def.ts';
 import type { ApiDeps } from './app.ts';
-import { readJsonObject } from './body.ts';
-import { afterQuery, limitQuery } from './query.ts';
-import { type Ctx, type Env, tableParam } from './request.ts';
+import { readCreateTable } from './body.ts';
+import { TablePageQuerySchema } from './openapi/schemas.ts';
+import { type Ctx, type Env, queryParams, tableParam } from './request.ts';
 
 /** Stats read every shard manifest of a table; a page of tables reads this many tables at once. */
 const DESCRIBE_CONCURRENCY = 8;
@@ -21,7 +20,7 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   });
 
   app.post('/v1/tables', requireScope('write'), async (c) => {
-    const input = await readJsonObject(c, sluice.config.limits);
+    const input = await readCreateTable(c, sluice.config.limits);
     const def = await sluice.catalog.create(input, { signal: c.var.signal });
     c.var.log.info({ table: def.name, shards: def.shards }, 'table created');
     c.header('Location', `/v1/tables/${def.name}`);
@@ -29,8 +28,8 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   });
 
   app.get('/v1/tables', requireScope('read'), async (c) => {
-    const limit = limitQuery(c, MAX_TABLES_PER_PAGE, MAX_TABLES_PER_PAGE);
-    const page = await sluice.catalog.list({ after: afterQuery(c), limit, signal: c.var.signal });
+    const { limit, after } = queryParams(c, TablePageQuerySchema);
+    const page = await sluice.catalog.list({ after, limit, signal: c.var.signal });
     const gate = pLimit(DESCRIBE_CONCURRENCY);
     const items = await Promise.all(page.items.map((def) => gate(() => describe(c, def))));
     return c.json({ items, next: page.next });

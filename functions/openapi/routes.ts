@@ -11,7 +11,9 @@ import {
   ColumnsQuerySchema,
   CooldownPageSchema,
   CreateTableSchema,
+  DeadLetterPageQuerySchema,
   DeadLetterPageSchema,
+  DeadLetterParamsSchema,
   DeadLetterRetrySchema,
   DeadLetterSchema,
   DrainBodySchema,
@@ -19,21 +21,25 @@ import {
   DroppedTableSchema,
   ErrorBodySchema,
   HealthSchema,
+  IdempotencyHeaderSchema,
+  JobParamsSchema,
   KeysBodySchema,
+  LedgerPageQuerySchema,
   LookupManySchema,
   LookupSchema,
   MergeFailurePageSchema,
   MergeRequestedSchema,
   MergeStatusSchema,
-  PageQuerySchema,
   RowCountSchema,
   RowsBodySchema,
   RowsQuerySchema,
   ScanPageSchema,
+  ShardParamsSchema,
   ShardStatsSchema,
   TableDescriptionSchema,
-  TableNameSchema,
+  TablePageQuerySchema,
   TablePageSchema,
+  TableParamsSchema,
 } from './schemas.ts';
 
 type Scope = 'read' | 'write' | 'admin';
@@ -112,24 +118,6 @@ function route(spec: Spec): RouteConfig {
   });
 }
 
-const tableParams = z.object({ t: TableNameSchema });
-const shardParams = tableParams.extend({
-  s: z
-    .string()
-    .regex(/^\d{1,5}$/)
-    .openapi({ example: '0' }),
-});
-const idParams = z.object({ id: z.string().openapi({ example: 'flush-42' }) });
-const jobParams = tableParams.extend({ jobId: z.string() });
-const idempotencyHeader = z.object({
-  'idempotency-key': z
-    .string()
-    .regex(/^[\x21-\x7e]{1,255}$/)
-    .optional()
-    .openapi({
-      description: 'A retry of the same request with this key answers the first ack and writes nothing.',
-    }),
-});
 const replayed = {
   'Idempotent-Replayed': {
     description: '`true` when this is the first ack, replayed',
@@ -225,7 +213,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'listTables',
     summary: 'List tables, 256 at most a page',
     scope: 'read',
-    request: { query: PageQuerySchema },
+    request: { query: TablePageQuerySchema },
     ok: { 200: json('A page of descriptions', TablePageSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_CURSOR'],
   }),
@@ -235,7 +223,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'describeTable',
     summary: 'Describe a table',
     scope: 'read',
-    request: { params: tableParams },
+    request: { params: TableParamsSchema },
     ok: { 200: json('The description', TableDescriptionSchema) },
     codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND'],
   }),
@@ -245,7 +233,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'dropTable',
     summary: 'Drop a table: 404 at once for reads and writes, data removed after the GC grace',
     scope: 'admin',
-    request: { params: tableParams },
+    request: { params: TableParamsSchema },
     ok: { 200: json('The drop, and when its data may be deleted', DroppedTableSchema) },
     codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'STORE_CONFLICT'],
   }),
@@ -256,8 +244,8 @@ export const API_ROUTES: RouteConfig[] = [
     summary: 'Upsert rows; 200 once every row is durable',
     scope: 'write',
     request: {
-      params: tableParams,
-      headers: idempotencyHeader,
+      params: TableParamsSchema,
+      headers: IdempotencyHeaderSchema,
       body: {
         required: true,
         content: { 'application/json': { schema: RowsBodySchema }, [ARROW_STREAM]: arrowBody },
@@ -273,8 +261,8 @@ export const API_ROUTES: RouteConfig[] = [
     summary: 'Delete rows by primary key; same ack rule as an upsert',
     scope: 'write',
     request: {
-      params: tableParams,
-      headers: idempotencyHeader,
+      params: TableParamsSchema,
+      headers: IdempotencyHeaderSchema,
       body: { required: true, content: { 'application/json': { schema: KeysBodySchema } } },
     },
     ok: { 200: json('Acked: durable in the WAL', AckSchema, replayed) },
@@ -287,7 +275,7 @@ export const API_ROUTES: RouteConfig[] = [
     summary:
       'Point lookup (`key`) or a scan page (`limit`, `after`, a key range `from`..`to`): pending rows in primary-key order, then the base in its storage order',
     scope: 'read',
-    request: { params: tableParams, query: RowsQuerySchema },
+    request: { params: TableParamsSchema, query: RowsQuerySchema },
     ok: {
       200: {
         description:
@@ -310,7 +298,7 @@ export const API_ROUTES: RouteConfig[] = [
     summary: 'Look up several keys at once (up to 1000)',
     scope: 'read',
     request: {
-      params: tableParams,
+      params: TableParamsSchema,
       query: ColumnsQuerySchema,
       body: { required: true, content: { 'application/json': { schema: KeysBodySchema } } },
     },
@@ -329,7 +317,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'countRows',
     summary: 'The live row count: base and pending rows, deletes applied',
     scope: 'read',
-    request: { params: tableParams },
+    request: { params: TableParamsSchema },
     ok: { 200: json('The live row count', RowCountSchema) },
     codes: READ_CODES,
   }),
@@ -339,7 +327,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'shardStats',
     summary: 'Shard stats, readable whether the shard is poisoned or not',
     scope: 'read',
-    request: { params: shardParams },
+    request: { params: ShardParamsSchema },
     ok: { 200: json('The stats', ShardStatsSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'SHARD_NOT_FOUND'],
   }),
@@ -349,7 +337,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'reopenShard',
     summary: 'Clear the poison of a shard and flush again from the manifest',
     scope: 'admin',
-    request: { params: shardParams },
+    request: { params: ShardParamsSchema },
     ok: { 200: json('The shard stats after the reopen', ShardStatsSchema) },
     codes: [
       'INVALID_REQUEST',
@@ -366,7 +354,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'mergeTable',
     summary: 'Merge now; never gated by a cooldown',
     scope: 'admin',
-    request: { params: tableParams },
+    request: { params: TableParamsSchema },
     ok: {
       202: json('The merge job that will run it', MergeRequestedSchema, {
         Location: { description: 'Its status', schema: { type: 'string' } },
@@ -380,7 +368,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'mergeStatus',
     summary: 'The state and progress of a merge job',
     scope: 'admin',
-    request: { params: jobParams },
+    request: { params: JobParamsSchema },
     ok: { 200: json('The merge job', MergeStatusSchema) },
     codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'JOB_NOT_FOUND'],
   }),
@@ -391,7 +379,7 @@ export const API_ROUTES: RouteConfig[] = [
     summary: 'Stop (`true`) or resume (`false`) new merges and compactions of the table',
     scope: 'admin',
     request: {
-      params: tableParams,
+      params: TableParamsSchema,
       body: { required: true, content: { 'application/json': { schema: DrainBodySchema } } },
     },
     ok: { 200: json('The drain flag', DrainStateSchema) },
@@ -409,7 +397,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'listDeadLetters',
     summary: 'Dead jobs, oldest first, 256 at most a page; reading changes nothing',
     scope: 'admin',
-    request: { query: PageQuerySchema },
+    request: { query: DeadLetterPageQuerySchema },
     ok: { 200: json('A page of dead letters', DeadLetterPageSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_CURSOR'],
   }),
@@ -419,7 +407,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'getDeadLetter',
     summary: 'One dead job',
     scope: 'admin',
-    request: { params: idParams },
+    request: { params: DeadLetterParamsSchema },
     ok: { 200: json('The dead letter', DeadLetterSchema) },
     codes: ['JOB_NOT_FOUND'],
   }),
@@ -429,7 +417,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'retryDeadLetter',
     summary: 'Requeue a dead job; refused while its shard is poisoned',
     scope: 'admin',
-    request: { params: idParams },
+    request: { params: DeadLetterParamsSchema },
     ok: { 202: json('Requeued', DeadLetterRetrySchema) },
     codes: ['JOB_NOT_FOUND', 'SHARD_STILL_POISONED'],
   }),
@@ -439,7 +427,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'listCooldowns',
     summary: 'Targets the scheduler skips after repeated failures',
     scope: 'admin',
-    request: { query: PageQuerySchema },
+    request: { query: LedgerPageQuerySchema },
     ok: { 200: json('A page of cooldowns', CooldownPageSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_CURSOR'],
   }),
@@ -449,7 +437,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'listMergeFailures',
     summary: 'The merge failure ledger, by table name',
     scope: 'admin',
-    request: { query: PageQuerySchema },
+    request: { query: LedgerPageQuerySchema },
     ok: { 200: json('A page of failure records', MergeFailurePageSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_CURSOR'],
   }),

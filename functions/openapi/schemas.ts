@@ -1,13 +1,19 @@
 /**
  * The wire shapes of the HTTP API as zod schemas: the OpenAPI document is generated from
- * them (routes.ts), the envelope checks of request bodies and queries parse with them
- * (wire-input.ts), and the TypeScript client's types are generated from that document.
- * Rows and keys stay `unknown` here: their shape is the table's schema, checked by the domain.
+ * them (routes.ts), every request body envelope, path, query and header parameter is parsed
+ * with them (wire-input.ts), and the TypeScript client's types are generated from that
+ * document. Rows and keys stay opaque here: their shape is the table's schema, checked by
+ * the domain, as are a table definition's columns and settings (docs/design.md, "HTTP API").
  */
 import { z } from '@hono/zod-openapi';
+import { MAX_DEAD_LETTERS_PER_PAGE } from '../../jobs/dead-letter.ts';
 import { TableSettingsSchema } from '../../shared/config.ts';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
-import { TABLE_NAME_PATTERN } from '../../shared/table/table-name.ts';
+import { isPlainObject } from '../../shared/plain-object.ts';
+import { MAX_LEDGER_PAGE } from '../../shared/scheduler/failure-ledger.ts';
+import { MAX_TABLES_PER_PAGE } from '../../shared/table/catalog.ts';
+import { MAX_SHARDS } from '../../shared/table/table-def.ts';
+import { invalidTableNameMessage, TABLE_NAME_PATTERN } from '../../shared/table/table-name.ts';
 
 const [FIRST_CODE, ...OTHER_CODES] = ERROR_CODES as [ErrorCode, ...ErrorCode[]];
 
@@ -30,12 +36,12 @@ const cursor = z
   .openapi({ description: 'Opaque cursor of the next page; null on the last.' });
 
 export const TableNameSchema = z
-  .string()
-  .regex(TABLE_NAME_PATTERN)
+  .string({ error: (issue) => invalidTableNameMessage(issue.input) })
+  .regex(TABLE_NAME_PATTERN, { error: (issue) => invalidTableNameMessage(issue.input) })
   .openapi('TableName', { example: 'events' });
 
 export const FieldSchema = z
-  .object({
+  .strictObject({
     name: z.string().openapi({ example: 'id' }),
     type: z.string().openapi({
       description:
@@ -54,20 +60,34 @@ export const FieldSchema = z
  * (it reads environment strings too); on the wire each setting is a JSON number.
  */
 const settingsShape = Object.fromEntries(
-  Object.keys(TableSettingsSchema.shape).map((name) => [
-    name,
-    name === 'compactMaxDeadRatio' ? z.number().min(0).max(1) : z.number().int().min(0),
-  ]),
+  Object.keys(TableSettingsSchema.shape).map((name) => [name, z.number().int().min(0)]),
 );
 
 export const TableSettingsSchemaWire = z.object(settingsShape).strict().openapi('TableSettings');
 
+const fieldsRefusal = { error: 'schema.fields must be a non-empty array' };
+const primaryKeyRefusal = { error: 'primaryKey must be a non-empty array of column names' };
+const shardsRefusal = { error: `shards must be an integer from 1 to ${MAX_SHARDS}` };
+
+/** The envelope of a table definition; its columns, key and settings are checked by the domain. */
 export const CreateTableSchema = z
-  .object({
+  .strictObject({
     name: TableNameSchema,
-    schema: z.object({ fields: z.array(FieldSchema).min(1) }),
-    primaryKey: z.array(z.string()).min(1).openapi({ description: 'Key columns: int32, int64 or utf8.' }),
-    shards: z.number().int().min(1).max(1024).optional().openapi({ description: 'Defaults to 4.' }),
+    schema: z.strictObject(
+      { fields: z.array(FieldSchema, fieldsRefusal).min(1, fieldsRefusal) },
+      { error: 'schema must be an object {"fields":[…]}' },
+    ),
+    primaryKey: z
+      .array(z.string(), primaryKeyRefusal)
+      .min(1, primaryKeyRefusal)
+      .openapi({ description: 'Key columns: int32, int64 or utf8.' }),
+    shards: z
+      .number(shardsRefusal)
+      .int(shardsRefusal)
+      .min(1, shardsRefusal)
+      .max(MAX_SHARDS, shardsRefusal)
+      .optional()
+      .openapi({ description: 'Defaults to 4.' }),
     settings: z.object(settingsShape).partial().strict().optional(),
   })
   .openapi('CreateTable');
@@ -113,22 +133,29 @@ export const TablePageSchema = z
   .object({ items: z.array(TableDescriptionSchema), next: cursor })
   .openapi('TablePage');
 
+/** Taken as it is, never copied: the domain checks its columns against the table's schema. */
 export const RowSchema = z
-  .record(z.string(), z.unknown())
-  .openapi('Row', { description: 'One row, keyed by column; values in the JSON forms of the column types.' });
+  .custom<Record<string, unknown>>(isPlainObject, { error: 'a row must be a JSON object of column values' })
+  .openapi('Row', {
+    type: 'object',
+    additionalProperties: {},
+    description: 'One row, keyed by column; values in the JSON forms of the column types.',
+  });
+
+const rowsRefusal = { error: '"rows" must be a non-empty array of row objects' };
 
 export const RowsBodySchema = z
-  .object({ rows: z.array(RowSchema) })
-  .strict()
+  .strictObject({ rows: z.array(RowSchema, rowsRefusal).min(1, rowsRefusal) })
   .openapi('RowsBody');
 
 export const KeySchema = z.unknown().openapi('Key', {
   description: 'A one-column primary key value, or an array of values in primary-key order.',
 });
 
+const keysRefusal = { error: '"keys" must be a non-empty array' };
+
 export const KeysBodySchema = z
-  .object({ keys: z.array(KeySchema).min(1) })
-  .strict()
+  .strictObject({ keys: z.array(KeySchema, keysRefusal).min(1, keysRefusal) })
   .openapi('KeysBody');
 
 export const AckSchema = z
@@ -299,36 +326,130 @@ export const MergeFailurePageSchema = z
 
 export const HealthSchema = z.object({ status: z.literal('ok') }).openapi('Health');
 
-export const PageQuerySchema = z.object({
-  limit: z
+export const TableParamsSchema = z.object({ t: TableNameSchema });
+
+export const ShardParamsSchema = TableParamsSchema.extend({
+  s: z
     .string()
-    .regex(/^\d{1,7}$/)
-    .optional()
-    .openapi({ description: 'Items per page.', example: '100' }),
-  after: z.string().optional().openapi({ description: "The previous page's `next`." }),
+    .regex(/^\d{1,5}$/, { error: 'the shard must be a shard index (0, 1, …)' })
+    .transform(Number)
+    .openapi({ example: '0' }),
 });
+
+export const JobParamsSchema = TableParamsSchema.extend({ jobId: z.string() });
+
+export const DeadLetterParamsSchema = z.object({ id: z.string().openapi({ example: 'flush-42' }) });
+
+export const IdempotencyHeaderSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, {
+      // Printable ASCII, as in the IETF Idempotency-Key draft's examples; long enough for any UUID scheme.
+      error: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+    })
+    .optional()
+    .openapi({
+      description: 'A retry of the same request with this key answers the first ack and writes nothing.',
+    }),
+});
+
+const LIMIT_TEXT = /^\d{1,7}$/;
+
+/** `limit`: 1 to `max` items, `fallback` when absent. */
+function limitParam(
+  max: number,
+  fallback: number,
+  description = `Items per page: 1 to ${max}, ${fallback} when absent.`,
+) {
+  return z
+    .string()
+    .refine((text) => LIMIT_TEXT.test(text) && Number(text) >= 1 && Number(text) <= max, {
+      error: `limit must be an integer from 1 to ${max}`,
+      params: { max },
+    })
+    .optional()
+    .transform((text) => (text === undefined ? fallback : Number(text)))
+    .openapi({
+      description,
+      pattern: LIMIT_TEXT.source,
+      example: String(Math.min(100, max)),
+    });
+}
+
+/** `after`: the previous page's cursor; absent or empty, the first page. */
+const afterParam = z
+  .string()
+  .optional()
+  .transform((text) => text || null)
+  .openapi({ description: "The previous page's `next`." });
+
+function pageQuerySchema(max: number) {
+  return z.object({ limit: limitParam(max, max), after: afterParam });
+}
+
+export const TablePageQuerySchema = pageQuerySchema(MAX_TABLES_PER_PAGE);
+export const DeadLetterPageQuerySchema = pageQuerySchema(MAX_DEAD_LETTERS_PER_PAGE);
+export const LedgerPageQuerySchema = pageQuerySchema(MAX_LEDGER_PAGE);
 
 export const ColumnsQuerySchema = z.object({
-  columns: z.string().optional().openapi({
-    description: 'The columns to answer, comma-separated, in that order; every column when absent.',
-    example: 'id,name',
-  }),
+  columns: z
+    .string()
+    .optional()
+    .transform((text) => {
+      if (text === undefined) return null;
+      return text === '' ? [] : text.split(',').map((name) => name.trim());
+    })
+    .openapi({
+      description: 'The columns to answer, comma-separated, in that order; every column when absent.',
+      example: 'id,name',
+    }),
 });
 
-const keyBound = (description: string) =>
+/**
+ * A key as a query parameter is JSON — a scalar, or an array for a composite key; text that
+ * is not JSON is a string. The domain checks it against the table's key.
+ */
+function keyText(text: string): unknown {
+  // A bare integer beyond 2^53 would lose digits as a JSON number; int64 keys take it as text.
+  if (/^-?\d+$/.test(text) && !Number.isSafeInteger(Number(text))) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const keyParam = (description: string) =>
   z
     .string()
     .optional()
-    .openapi({ description: `${description}, as JSON like \`key\`.` });
+    .transform((text) => (text === undefined ? undefined : keyText(text)))
+    .openapi({ description });
 
-export const RowsQuerySchema = PageQuerySchema.extend(ColumnsQuerySchema.shape).extend({
-  key: z.string().optional().openapi({
-    description:
+/** Rows of a scan page; Arrow pages are columnar and need no per-row JSON encoding, so they may hold ten times as many. */
+export const MAX_SCAN_LIMIT = 1000;
+export const MAX_ARROW_SCAN_LIMIT = 10_000;
+const DEFAULT_SCAN_LIMIT = 100;
+
+function rowsQuerySchema(maxLimit: number) {
+  return ColumnsQuerySchema.extend({
+    limit: limitParam(
+      maxLimit,
+      DEFAULT_SCAN_LIMIT,
+      `Rows per page: 1 to ${MAX_SCAN_LIMIT} in JSON, to ${MAX_ARROW_SCAN_LIMIT} in Arrow; ${DEFAULT_SCAN_LIMIT} when absent.`,
+    ),
+    after: afterParam,
+    key: keyParam(
       'A point lookup: the key as JSON (a number, a quoted string, or an array for a composite key); goes without limit, after, from and to. Several keys: POST …/rows/lookup.',
-  }),
-  from: keyBound('A scan from this key on (inclusive)'),
-  to: keyBound('A scan up to this key (exclusive)'),
-});
+    ),
+    from: keyParam('A scan from this key on (inclusive), as JSON like `key`.'),
+    to: keyParam('A scan up to this key (exclusive), as JSON like `key`.'),
+  });
+}
+
+/** The read query of a JSON answer (the one the document shows, its limit described for both), and of an Arrow one. */
+export const RowsQuerySchema = rowsQuerySchema(MAX_SCAN_LIMIT);
+export const ArrowRowsQuerySchema = rowsQuerySchema(MAX_ARROW_SCAN_LIMIT);
 
 export const LookupManySchema = z
   .object({

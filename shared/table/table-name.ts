@@ -11,12 +11,16 @@ export function isTableName(name: unknown): name is string {
   return typeof name === 'string' && TABLE_NAME_PATTERN.test(name);
 }
 
+/** The refusal of a name that is not a table name, saying what a name may be. */
+export function invalidTableNameMessage(name: unknown): string {
+  const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 140)) : typeof name;
+  return `invalid table name ${shown}: use 1 to 128 of A-Z a-z 0-9 _ . -, not starting with . or -`;
+}
+
 export function assertTableName(name: unknown): string {
   if (isTableName(name)) return name;
-  const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 140)) : typeof name;
-  throw new SluiceError(
-    'INVALID_TABLE_NAME',
-    `invalid table name ${shown}: use 1 to 128 of A-Z a-z 0-9 _ . -, not starting with . or -`,
-    { name: typeof name === 'string' ? name.slice(0, 140) : null, pattern: TABLE_NAME_PATTERN.source },
-  );
+  throw new SluiceError('INVALID_TABLE_NAME', invalidTableNameMessage(name), {
+    name: typeof name === 'string' ? name.slice(0, 140) : null,
+    pattern: TABLE_NAME_PATTERN.source,
+  });
 }

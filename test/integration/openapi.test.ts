@@ -139,6 +139,62 @@ describe('OpenAPI document', () => {
     expect(error.message).toContain('send {"drain": true} or {"drain": false}');
   });
 
+  it('refuses what the wire schemas of a route do not take, with the domain codes and what to send', async () => {
+    const send = (method: string, path: string, body?: unknown) =>
+      api.app.request(path, {
+        method,
+        headers: { ...auth, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const refusal = async (res: Response) => ({ status: res.status, ...(await jsonOf(res)).error });
+    const array = await refusal(await send('POST', '/v1/tables', [{ name: 'x' }]));
+    expect(array).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(array.message).toMatch(/^the body is a JSON array: send \{"name":…,"schema":/);
+    const keyless = await refusal(
+      await send('POST', '/v1/tables', {
+        name: 'keyless',
+        schema: { fields: [{ name: 'id', type: 'int64' }] },
+      }),
+    );
+    expect(keyless).toMatchObject({ status: 400, code: 'INVALID_SCHEMA', details: { path: ['primaryKey'] } });
+    expect(keyless.message).toMatch(/^primaryKey must be a non-empty array of column names: send /);
+    const unnamed = await refusal(await send('POST', '/v1/tables', { name: 'a/b' }));
+    expect(unnamed).toMatchObject({ status: 400, code: 'INVALID_TABLE_NAME' });
+    expect(unnamed.message).toContain('invalid table name "a/b": use 1 to 128 of A-Z a-z 0-9 _ . -');
+    const extra = await refusal(
+      await send('POST', '/v1/tables/described/rows', { rows: [{ id: 2 }], table: 'x' }),
+    );
+    expect(extra).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(extra.message).toMatch(/^unknown property "table": send \{"rows":\[/);
+    const shard = await refusal(await send('GET', '/v1/tables/described/shards/first'));
+    expect(shard).toMatchObject({ status: 400, code: 'INVALID_REQUEST', details: { path: ['s'] } });
+    expect(shard.message).toBe('the shard must be a shard index (0, 1, …)');
+    const limit = await refusal(await send('GET', '/v1/scheduler/cooldowns?limit=257'));
+    expect(limit).toMatchObject({ status: 400, code: 'INVALID_REQUEST', details: { max: 256 } });
+    expect(limit.message).toBe('limit must be an integer from 1 to 256');
+    const key = await refusal(
+      await api.app.request('/v1/tables/described/rows', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': 'k'.repeat(256) },
+        body: JSON.stringify({ rows: [{ id: 3, v: 'c' }] }),
+      }),
+    );
+    expect(key).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(key.message).toBe('Idempotency-Key must be 1 to 255 printable ASCII characters');
+  });
+
+  it('describes each parameter by the schema the handler parses it with', async () => {
+    const doc = await jsonOf(await api.app.request('/v1/openapi.json'));
+    const parameter = (path: string, method: string, name: string) =>
+      doc.paths[path][method].parameters.find((p: { name: string }) => p.name === name);
+    expect(parameter('/v1/tables/{t}/shards/{s}', 'get', 's').schema.pattern).toBe('^\\d{1,5}$');
+    expect(parameter('/v1/tables/{t}', 'get', 't').schema.$ref).toBe('#/components/schemas/TableName');
+    expect(parameter('/v1/scheduler/cooldowns', 'get', 'limit').schema.description).toBe(
+      'Items per page: 1 to 256, 256 when absent.',
+    );
+    expect(parameter('/v1/tables/{t}/rows', 'post', 'idempotency-key').in).toBe('header');
+  });
+
   it("is what the client's committed wire types were generated from", async () => {
     expect(await clientTypesSource()).toBe(await readFile(CLIENT_TYPES_PATH, 'utf8'));
   });

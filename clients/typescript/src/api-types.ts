@@ -967,7 +967,7 @@ export interface operations {
   listTables: {
     parameters: {
       query?: {
-        /** @description Items per page. */
+        /** @description Items per page: 1 to 256, 256 when absent. */
         limit?: string;
         /** @description The previous page's `next`. */
         after?: string;
@@ -1323,12 +1323,12 @@ export interface operations {
   readRows: {
     parameters: {
       query?: {
-        /** @description Items per page. */
+        /** @description The columns to answer, comma-separated, in that order; every column when absent. */
+        columns?: string;
+        /** @description Rows per page: 1 to 1000 in JSON, to 10000 in Arrow; 100 when absent. */
         limit?: string;
         /** @description The previous page's `next`. */
         after?: string;
-        /** @description The columns to answer, comma-separated, in that order; every column when absent. */
-        columns?: string;
         /** @description A point lookup: the key as JSON (a number, a quoted string, or an array for a composite key); goes without limit, after, from and to. Several keys: POST …/rows/lookup. */
         key?: string;
         /** @description A scan from this key on (inclusive), as JSON like `key`. */
@@ -2355,7 +2355,7 @@ export interface operations {
   listDeadLetters: {
     parameters: {
       query?: {
-        /** @description Items per page. */
+        /** @description Items per page: 1 to 256, 256 when absent. */
         limit?: string;
         /** @description The previous page's `next`. */
         after?: string;
@@ -2595,7 +2595,7 @@ export interface operations {
   listCooldowns: {
     parameters: {
       query?: {
-        /** @description Items per page. */
+        /** @description Items per page: 1 to 256, 256 when absent. */
         limit?: string;
         /** @description The previous page's `next`. */
         after?: string;
@@ -2674,7 +2674,7 @@ export interface operations {
   listMergeFailures: {
     parameters: {
       query?: {
-        /** @description Items per page. */
+        /** @description Items per page: 1 to 256, 256 when absent. */
         limit?: string;
         /** @description The previous page's `next`. */
         after?: string;
