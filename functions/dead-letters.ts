@@ -4,7 +4,7 @@
  * SHARD_STILL_POISONED while the shard is poisoned.
  */
 import { Hono } from 'hono';
-import { MAX_DEAD_LETTERS_PER_PAGE } from '../jobs/dead-letter.ts';
+import { MAX_PAGE } from '../shared/page-limit.ts';
 import type { ApiDeps } from './app.ts';
 import { afterQuery, limitQuery } from './query.ts';
 import type { Env } from './request.ts';
@@ -13,7 +13,7 @@ export function deadLetterRoutes({ sluice, deadLetters, requireScope }: ApiDeps)
   const app = new Hono<Env>();
 
   app.get('/v1/dead-letters', requireScope('admin'), async (c) => {
-    const limit = limitQuery(c, MAX_DEAD_LETTERS_PER_PAGE, MAX_DEAD_LETTERS_PER_PAGE);
+    const limit = limitQuery(c, MAX_PAGE, MAX_PAGE);
     return c.json(await deadLetters.page({ after: afterQuery(c), limit }));
   });
 

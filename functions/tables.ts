@@ -1,8 +1,8 @@
 /** Tables: create, list, describe, drop (admin). */
 import { Hono } from 'hono';
 import pLimit from 'p-limit';
+import { MAX_PAGE } from '../shared/page-limit.ts';
 import { tableStats } from '../shared/read/table-stats.ts';
-import { MAX_TABLES_PER_PAGE } from '../shared/table/catalog.ts';
 import { type TableDef, tableDefToJSON } from '../shared/table/table-def.ts';
 import type { ApiDeps } from './app.ts';
 import { readJsonObject } from './body.ts';
@@ -29,7 +29,7 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   });
 
   app.get('/v1/tables', requireScope('read'), async (c) => {
-    const limit = limitQuery(c, MAX_TABLES_PER_PAGE, MAX_TABLES_PER_PAGE);
+    const limit = limitQuery(c, MAX_PAGE, MAX_PAGE);
     const page = await sluice.catalog.list({ after: afterQuery(c), limit, signal: c.var.signal });
     const gate = pLimit(DESCRIBE_CONCURRENCY);
     const items = await Promise.all(page.items.map((def) => gate(() => describe(c, def))));

@@ -22,6 +22,7 @@ import {
   mergedThrough,
 } from '../lsm/base-manifest.ts';
 import {
+  committedAbove,
   emptyShardManifest,
   pendingGenerations,
   type ShardManifest,
@@ -142,6 +143,7 @@ async function shardRuns(
       return isHole(cached.table) ? null : derived(cached, 'run', () => walRun(codec, cached.table));
     }),
   );
+  const unmerged = committedAbove(manifest, watermark);
   const l0Runs = await Promise.all([...unmerged].reverse().map((g) => runOf(deps.cache, g.path, signal)));
   return {
     manifest,

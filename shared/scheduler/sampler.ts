@@ -12,7 +12,11 @@ import { type BaseManifest, mergedThrough } from '../lsm/base-manifest.ts';
 import { collectTable, type GcDeps } from '../lsm/gc.ts';
 import { optimizeDue } from '../lsm/optimize.ts';
 import { type ReconcileDeps, reconcileShard } from '../lsm/reconcile.ts';
-import { committedAbove, pendingGenerations as pendingOf, type ShardManifest } from '../lsm/shard-manifest.ts';
+import {
+  committedAbove,
+  pendingGenerations as pendingOf,
+  type ShardManifest,
+} from '../lsm/shard-manifest.ts';
 import { pendingGenerations, pendingWarnings } from '../metrics.ts';
 import type { TableCatalog } from '../table/catalog.ts';
 import type { TableDef } from '../table/table-def.ts';
