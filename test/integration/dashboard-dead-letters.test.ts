@@ -5,6 +5,7 @@
  * original failure counts nowhere — not in the dashboard, not in sluice_queue_jobs.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generationPrefix } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
 import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
@@ -63,7 +64,7 @@ describe('dead letters on the dashboard', () => {
     await h.createTable(eventsTable('broken'));
     const fault = h.store.inject({
       op: 'put',
-      key: 'tables/broken/shards/0/gen/*',
+      key: `${generationPrefix('broken', 0)}*`,
       fault: 'fail',
       permanent: true,
     });

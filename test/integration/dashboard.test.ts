@@ -7,6 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
+import { generationPrefix } from '../../shared/table/paths.ts';
 import { type Browser, chromiumAbsent, launchBrowser } from '../support/browser.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
@@ -43,7 +44,7 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
 
   it('shows the dead letter of a poisoned shard with its error, to an admin token', async () => {
     await h.createTable(eventsTable('broken'));
-    h.store.inject({ op: 'put', key: 'tables/broken/shards/0/gen/*', fault: 'fail', permanent: true });
+    h.store.inject({ op: 'put', key: `${generationPrefix('broken', 0)}*`, fault: 'fail', permanent: true });
     h.startWorkers();
     await writeRows(h.sluice, 'broken', eventRows(1, 5));
     const letters = new DeadLetterQueue(h.config);

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { samplerDeps } from '../../jobs/sampler.ts';
 import { samplerTick } from '../../shared/scheduler/sampler.ts';
 import { Sluice } from '../../shared/sluice.ts';
+import { tableDroppedKey, tablePrefix } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
 import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
@@ -39,7 +40,7 @@ describe('dropping a table', () => {
 
   const tableKeys = async () => {
     const keys: string[] = [];
-    for await (const page of h.store.list('tables/events/')) keys.push(...page.map((o) => o.key));
+    for await (const page of h.store.list(tablePrefix('events'))) keys.push(...page.map((o) => o.key));
     return keys;
   };
 
@@ -95,7 +96,7 @@ describe('dropping a table', () => {
     expect(await tableKeys()).toEqual(expect.arrayContaining(before));
 
     await samplerTick(deps, Date.now() + (GRACE_SECONDS + 5) * 1000 + 5 * 60_000);
-    expect(await tableKeys()).toEqual(['tables/events/dropped.json']);
+    expect(await tableKeys()).toEqual([tableDroppedKey('events')]);
     expect(await h.redis.keys(`${h.config.redisPrefix}:{events/*`)).toEqual([]);
 
     const again = await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('events') });

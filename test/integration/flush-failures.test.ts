@@ -3,11 +3,12 @@ import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../jobs/dead-letter.ts';
 import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import { generationKey, generationPrefix, shardManifestPrefix, walPrefix } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const GEN = (table: string, n: number) => `tables/${table}/shards/0/gen/${String(n).padStart(20, '0')}.arrow`;
+const GEN = (table: string, n: number) => generationKey(table, 0, n);
 
 describe('flush failures: order, retry, poison, reopen', () => {
   let h: Harness;
@@ -78,7 +79,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
       await h.createTable(eventsTable('lostack'));
       const lost = h.store.inject({
         op: 'putIfAbsent',
-        key: 'tables/lostack/shards/0/_manifest/*',
+        key: `${shardManifestPrefix('lostack', 0)}*`,
         fault: 'lostAck',
         times: 2,
       });
@@ -108,7 +109,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
 
       const broken = h.store.inject({
         op: 'put',
-        key: 'tables/broken/shards/0/gen/*',
+        key: `${generationPrefix('broken', 0)}*`,
         fault: 'fail',
         permanent: true,
       });
@@ -167,7 +168,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
       await h.createTable(eventsTable('corrupt'));
       const corrupt = h.store.inject({
         op: 'get',
-        key: 'tables/corrupt/shards/0/wal/*',
+        key: `${walPrefix('corrupt', 0)}*`,
         fault: 'fail',
         code: 'DATA_CORRUPT',
         permanent: true,

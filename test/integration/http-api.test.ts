@@ -12,9 +12,11 @@ import { type DeadLetter, DeadLetterQueue } from '../../jobs/dead-letter.ts';
 import { encodeIpcStream } from '../../shared/arrow/ipc.ts';
 import { jsonRowsToTable, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema, type TableSchema } from '../../shared/arrow/schema.ts';
+import { generationPrefix } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
 import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import { prefixGlob } from '../support/key-globs.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 import { type ServedProcess, type ServerProcess, serveProcess } from '../support/server-process.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -404,7 +406,7 @@ describe('dead letters of a shard that really failed (in-process server on the f
     await h.createTable(eventsTable('broken', { shards: 3 }));
     const broken = h.store.inject({
       op: 'put',
-      key: 'tables/broken/shards/*/gen/*',
+      key: `${prefixGlob(generationPrefix, 'broken', '*')}*`,
       fault: 'fail',
       permanent: true,
     });
@@ -505,7 +507,7 @@ describe('dead letters of a shard that really failed (in-process server on the f
   it('a page cursor survives the retry of every letter before it', async () => {
     const broken = h.store.inject({
       op: 'put',
-      key: 'tables/*/shards/0/gen/*',
+      key: `${prefixGlob(generationPrefix, '*', 0)}*`,
       fault: 'fail',
       permanent: true,
     });
