@@ -6,33 +6,29 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generationPrefix } from '../../shared/table/paths.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
 import { prefixGlob } from '../support/key-globs.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('errors that say the next step', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let call: Call;
   let tokens: TestTokens;
 
   beforeEach(async () => {
-    tokens = testTokens();
-    h = await createHarness({
+    served = await serveTestApi({
       flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 10 },
-      tokens: JSON.parse(tokens.env),
     });
-    served = await serveHarness(h);
-    call = served.call;
+    ({ h, tokens, call } = served);
     await h.createTable(eventsTable('events', { shards: 1 }));
   });
 
   afterEach(async () => {
     await served.close();
-    await h.close();
   });
 
   it('DELETE …/rows without a body says to send {"keys":[…]}', async () => {
