@@ -11,20 +11,11 @@ import {
   committedAbove,
   emptyShardManifest,
   pendingGenerations,
-  type SealedGeneration,
   type ShardManifest,
 } from '../../../shared/lsm/shard-manifest.ts';
 import type { PoisonRecord } from '../../../shared/shard-poison.ts';
+import { artifact, sealed } from '../../support/generations.ts';
 
-const sealed = (generation: number, walFrom: number, walTo: number): SealedGeneration => ({
-  generation,
-  walFrom,
-  walTo,
-  walRows: walTo - walFrom + 1,
-  walBytes: 10,
-  sealedAt: '2026-01-01T00:00:00.000Z',
-});
-const artifact = (generation: number) => ({ path: `gen/${generation}`, rows: 1, bytes: 1 });
 const poison = (generation: number | null): PoisonRecord => ({
   code: 'DATA_CORRUPT',
   generation,
