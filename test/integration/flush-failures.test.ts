@@ -36,16 +36,21 @@ describe('flush failures: order, retry, poison, reopen', () => {
     });
   }
 
+  /** A new table whose workers run and whose generation 1 (rows 1–10) is committed. */
+  async function firstGenerationCommitted(table: string) {
+    await h.createTable(eventsTable(table));
+    h.startWorkers();
+    await writeGeneration(table, 1, 10, 1);
+    await waitFor(async () => (await manifest(table)).committed.length === 1, {
+      message: 'generation 1 committed',
+    });
+  }
+
   describe('with a long retry budget', () => {
     beforeEach(() => setup({ flush: { maxRetries: 1000, retryBaseMs: 10, retryMaxMs: 50 } }));
 
     it('I3/I5: generations 2 and 3 wait behind a failing 2, then commit exactly [1, 2, 3] in order', async () => {
-      await h.createTable(eventsTable('order'));
-      h.startWorkers();
-      await writeGeneration('order', 1, 10, 1);
-      await waitFor(async () => (await manifest('order')).committed.length === 1, {
-        message: 'generation 1 committed',
-      });
+      await firstGenerationCommitted('order');
 
       const broken = h.store.inject({ op: 'put', key: GEN('order', 2), fault: 'fail' });
       await writeGeneration('order', 11, 20, 2);
@@ -100,12 +105,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
     beforeEach(() => setup({ flush: { maxRetries: 8, retryBaseMs: 5, retryMaxMs: 40 } }));
 
     it('I6/I7/I8: a permanently broken store poisons the shard; reopen after healing loses nothing', async () => {
-      await h.createTable(eventsTable('broken'));
-      h.startWorkers();
-      await writeGeneration('broken', 1, 10, 1);
-      await waitFor(async () => (await manifest('broken')).committed.length === 1, {
-        message: 'generation 1 committed',
-      });
+      await firstGenerationCommitted('broken');
 
       const broken = h.store.inject({
         op: 'put',
