@@ -53,7 +53,7 @@ export interface ShardManifest extends Versioned {
 
 /**
  * The committed generations a reader or merge must still take from L0: those above the base
- * watermark, oldest first; those at or below it are in the base (design.md, "Merge").
+ * watermark, oldest first; those at or below it are in the base (docs/design.md, "Merge").
  */
 export function committedAbove(manifest: ShardManifest, watermark: number): CommittedGeneration[] {
   return manifest.committed.filter((c) => c.generation > watermark);
