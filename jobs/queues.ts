@@ -40,11 +40,6 @@ export interface TableJobData {
   manual: boolean;
 }
 
-/**
- * BullMQ's key prefix for one queue: Sluice's prefix, then the queue's name as a Redis
- * Cluster hash tag (`sluice:{flush}:flush:wait`). BullMQ's Lua scripts touch several keys
- * of a queue at once, which a cluster allows only within one slot.
- */
 export interface QueueJobCount {
   queue: string;
   state: string;
@@ -61,6 +56,11 @@ export async function queueJobCounts(queues: Queue[]): Promise<QueueJobCount[]> 
   );
 }
 
+/**
+ * BullMQ's key prefix for one queue: Sluice's prefix, then the queue's name as a Redis
+ * Cluster hash tag (`sluice:{flush}:flush:wait`). BullMQ's Lua scripts touch several keys
+ * of a queue at once, which a cluster allows only within one slot.
+ */
 export function queuePrefix(config: Pick<Config, 'redisPrefix'>, queue: QueueName): string {
   return `${config.redisPrefix}:{${queue}}`;
 }
