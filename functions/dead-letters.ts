@@ -5,14 +5,14 @@
  */
 import { Hono } from 'hono';
 import type { ApiDeps } from './app.ts';
-import { DeadLetterPageQuerySchema, DeadLetterParamsSchema } from './openapi/schemas.ts';
+import { DeadLetterParamsSchema, PageQuerySchema } from './openapi/schemas.ts';
 import { type Env, pathParams, queryParams } from './request.ts';
 
 export function deadLetterRoutes({ sluice, deadLetters, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
 
   app.get('/v1/dead-letters', requireScope('admin'), async (c) => {
-    return c.json(await deadLetters.page(queryParams(c, DeadLetterPageQuerySchema)));
+    return c.json(await deadLetters.page(queryParams(c, PageQuerySchema)));
   });
 
   app.get('/v1/dead-letters/:id', requireScope('admin'), async (c) => {

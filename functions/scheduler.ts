@@ -4,18 +4,18 @@
  */
 import { Hono } from 'hono';
 import type { ApiDeps } from './app.ts';
-import { LedgerPageQuerySchema } from './openapi/schemas.ts';
+import { PageQuerySchema } from './openapi/schemas.ts';
 import { type Env, queryParams } from './request.ts';
 
 export function schedulerRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
 
   app.get('/v1/scheduler/cooldowns', requireScope('admin'), async (c) => {
-    return c.json(await sluice.ledger.listCooldowns(queryParams(c, LedgerPageQuerySchema)));
+    return c.json(await sluice.ledger.listCooldowns(queryParams(c, PageQuerySchema)));
   });
 
   app.get('/v1/scheduler/merge-failures', requireScope('admin'), async (c) => {
-    return c.json(await sluice.ledger.listFailures('merge', queryParams(c, LedgerPageQuerySchema)));
+    return c.json(await sluice.ledger.listFailures('merge', queryParams(c, PageQuerySchema)));
   });
 
   return app;

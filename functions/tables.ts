@@ -5,7 +5,7 @@ import { tableStats } from '../shared/read/table-stats.ts';
 import { type TableDef, tableDefToJSON } from '../shared/table/table-def.ts';
 import type { ApiDeps } from './app.ts';
 import { readCreateTable } from './body.ts';
-import { TablePageQuerySchema } from './openapi/schemas.ts';
+import { PageQuerySchema } from './openapi/schemas.ts';
 import { type Ctx, type Env, queryParams, tableParam } from './request.ts';
 
 /** Stats read every shard manifest of a table; a page of tables reads this many tables at once. */
@@ -28,7 +28,7 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   });
 
   app.get('/v1/tables', requireScope('read'), async (c) => {
-    const { limit, after } = queryParams(c, TablePageQuerySchema);
+    const { limit, after } = queryParams(c, PageQuerySchema);
     const page = await sluice.catalog.list({ after, limit, signal: c.var.signal });
     const gate = pLimit(DESCRIBE_CONCURRENCY);
     const items = await Promise.all(page.items.map((def) => gate(() => describe(c, def))));

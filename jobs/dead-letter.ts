@@ -12,6 +12,7 @@ import { Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { deadLetterCount } from '../shared/metrics.ts';
+import { pageLimit } from '../shared/page-limit.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 import { shardPoison } from '../shared/shard-poison.ts';
 import type { Sluice } from '../shared/sluice.ts';
@@ -40,8 +41,6 @@ export interface DeadLetter {
 export function deadLetterId(queue: string, jobId: string): string {
   return `${queue}-${jobId}`;
 }
-
-export const MAX_DEAD_LETTERS_PER_PAGE = 256;
 
 export interface DeadLetterItem extends DeadLetter {
   id: string;
@@ -86,16 +85,7 @@ export class DeadLetterQueue {
   }
 
   async page(options: { after?: string | null; limit?: number } = {}): Promise<DeadLetterPage> {
-    const limit = options.limit ?? MAX_DEAD_LETTERS_PER_PAGE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DEAD_LETTERS_PER_PAGE) {
-      throw new SluiceError(
-        'INVALID_REQUEST',
-        `limit must be an integer from 1 to ${MAX_DEAD_LETTERS_PER_PAGE}`,
-        {
-          limit,
-        },
-      );
-    }
+    const limit = pageLimit(options.limit);
     const cursor = options.after ? decodeDeadLetterCursor(options.after) : null;
     const { start, ids } = await this.window(cursor, limit);
     const shown = ids.slice(0, limit);

@@ -2,7 +2,7 @@
  * Queue names, where each queue's keys live, and the options every job of a queue is
  * added with.
  */
-import type { JobsOptions, QueueBaseOptions } from 'bullmq';
+import type { JobsOptions, Queue, QueueBaseOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
 import type { FlushRetry } from '../shared/work/work-scheduler.ts';
@@ -38,6 +38,22 @@ export interface TableJobData {
   table: string;
   /** Asked for by an operator (POST /v1/tables/{t}/merge) rather than by the scheduler. */
   manual: boolean;
+}
+
+export interface QueueJobCount {
+  queue: string;
+  state: string;
+  count: number;
+}
+
+/** BullMQ's count of every job state of every queue: the /metrics gauges show them, the EMF lines sum them. */
+export async function queueJobCounts(queues: Queue[]): Promise<QueueJobCount[]> {
+  const perQueue = await Promise.all(
+    queues.map(async (queue) => ({ queue: queue.name, counts: await queue.getJobCounts() })),
+  );
+  return perQueue.flatMap(({ queue, counts }) =>
+    Object.entries(counts).map(([state, count]) => ({ queue, state, count })),
+  );
 }
 
 /**

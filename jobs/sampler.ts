@@ -9,7 +9,7 @@ import type { SamplerDeps } from '../shared/scheduler/sampler.ts';
 import { samplerTick } from '../shared/scheduler/sampler.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { emfLines } from './cloudwatch-emf.ts';
-import { QUEUE, queueOptions } from './queues.ts';
+import { QUEUE, queueJobCounts, queueOptions } from './queues.ts';
 
 export const SAMPLER_SCHEDULER_ID = 'sampler-tick';
 
@@ -54,16 +54,18 @@ export function samplerProcessor(sluice: Sluice): SamplerProcessor {
   };
 }
 
+/** Jobs that wait for a worker: BullMQ keeps the ones with a priority apart from the rest. */
+const WAITING_STATES = new Set(['waiting', 'prioritized']);
+
 /** The counts the AWS stack scales and alarms on, as the Prometheus gauges count them. */
 async function publishEmf(sluice: Sluice, queues: Queue[]): Promise<void> {
-  const waiting = await Promise.all(
-    queues.map(
-      async (queue) => [queue.name, await queue.getJobCountByTypes('waiting', 'prioritized')] as const,
-    ),
-  );
-  const deadLetters = waiting.find(([name]) => name === QUEUE.deadLetter)?.[1] ?? 0;
+  const waiting: Record<string, number> = Object.fromEntries(queues.map((queue) => [queue.name, 0]));
+  for (const { queue, state, count } of await queueJobCounts(queues)) {
+    if (WAITING_STATES.has(state)) waiting[queue] = (waiting[queue] ?? 0) + count;
+  }
+  const { [QUEUE.deadLetter]: deadLetters = 0, ...queueWaiting } = waiting;
   const counts = {
-    queueWaiting: Object.fromEntries(waiting.filter(([name]) => name !== QUEUE.deadLetter)),
+    queueWaiting,
     deadLetters,
     poisonedShards: await sluice.shardState.poisonedCount(),
   };

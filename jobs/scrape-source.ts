@@ -8,7 +8,7 @@ import { Queue } from 'bullmq';
 import { addScrapeSource } from '../shared/metrics.ts';
 import type { RedisClient } from '../shared/redis/connection.ts';
 import type { Sluice } from '../shared/sluice.ts';
-import { QUEUE, queueOptions } from './queues.ts';
+import { QUEUE, queueJobCounts, queueOptions } from './queues.ts';
 
 export interface ScrapeRegistration {
   close(): Promise<void>;
@@ -23,14 +23,7 @@ export function registerScrapeSource(sluice: Sluice, redis: RedisClient): Scrape
   });
   const remove = addScrapeSource({
     poisonedShards: () => sluice.shardState.poisonedCount(),
-    async jobCounts() {
-      const perQueue = await Promise.all(
-        queues.map(async (queue) => ({ queue: queue.name, counts: await queue.getJobCounts() })),
-      );
-      return perQueue.flatMap(({ queue, counts }) =>
-        Object.entries(counts).map(([state, count]) => ({ queue, state, count })),
-      );
-    },
+    jobCounts: () => queueJobCounts(queues),
   });
   return {
     async close() {

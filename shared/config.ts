@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { SluiceError } from './errors.ts';
+import { isPlainObject } from './plain-object.ts';
 
 const int = (min = 0) =>
   z.coerce.number({ error: 'expected a whole number' }).int({ error: 'expected a whole number' }).min(min);
@@ -378,8 +379,4 @@ function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>
     out[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
   }
   return out;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -3,15 +3,16 @@
  * and the error codes each status can carry. The document (document.ts) is built from
  * this list; a test checks that it names exactly the routes the app serves.
  */
+
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import { type ErrorCode, statusOf } from '../../shared/errors.ts';
+import { MAX_PAGE } from '../../shared/page-limit.ts';
 import { ARROW_STREAM } from '../body.ts';
 import {
   AckSchema,
   ColumnsQuerySchema,
   CooldownPageSchema,
   CreateTableSchema,
-  DeadLetterPageQuerySchema,
   DeadLetterPageSchema,
   DeadLetterParamsSchema,
   DeadLetterRetrySchema,
@@ -24,12 +25,12 @@ import {
   IdempotencyHeaderSchema,
   JobParamsSchema,
   KeysBodySchema,
-  LedgerPageQuerySchema,
   LookupManySchema,
   LookupSchema,
   MergeFailurePageSchema,
   MergeRequestedSchema,
   MergeStatusSchema,
+  PageQuerySchema,
   RowCountSchema,
   RowsBodySchema,
   RowsQuerySchema,
@@ -37,7 +38,6 @@ import {
   ShardParamsSchema,
   ShardStatsSchema,
   TableDescriptionSchema,
-  TablePageQuerySchema,
   TablePageSchema,
   TableParamsSchema,
 } from './schemas.ts';
@@ -211,9 +211,9 @@ export const API_ROUTES: RouteConfig[] = [
     method: 'get',
     path: '/v1/tables',
     operationId: 'listTables',
-    summary: 'List tables, 256 at most a page',
+    summary: `List tables, ${MAX_PAGE} at most a page`,
     scope: 'read',
-    request: { query: TablePageQuerySchema },
+    request: { query: PageQuerySchema },
     ok: { 200: json('A page of descriptions', TablePageSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_CURSOR'],
   }),
@@ -395,9 +395,9 @@ export const API_ROUTES: RouteConfig[] = [
     method: 'get',
     path: '/v1/dead-letters',
     operationId: 'listDeadLetters',
-    summary: 'Dead jobs, oldest first, 256 at most a page; reading changes nothing',
+    summary: `Dead jobs, oldest first, ${MAX_PAGE} at most a page; reading changes nothing`,
     scope: 'admin',
-    request: { query: DeadLetterPageQuerySchema },
+    request: { query: PageQuerySchema },
     ok: { 200: json('A page of dead letters', DeadLetterPageSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_CURSOR'],
   }),
@@ -427,7 +427,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'listCooldowns',
     summary: 'Targets the scheduler skips after repeated failures',
     scope: 'admin',
-    request: { query: LedgerPageQuerySchema },
+    request: { query: PageQuerySchema },
     ok: { 200: json('A page of cooldowns', CooldownPageSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_CURSOR'],
   }),
@@ -437,7 +437,7 @@ export const API_ROUTES: RouteConfig[] = [
     operationId: 'listMergeFailures',
     summary: 'The merge failure ledger, by table name',
     scope: 'admin',
-    request: { query: LedgerPageQuerySchema },
+    request: { query: PageQuerySchema },
     ok: { 200: json('A page of failure records', MergeFailurePageSchema) },
     codes: ['INVALID_REQUEST', 'INVALID_CURSOR'],
   }),

@@ -6,12 +6,10 @@
  * the domain, as are a table definition's columns and settings (docs/design.md, "HTTP API").
  */
 import { z } from '@hono/zod-openapi';
-import { MAX_DEAD_LETTERS_PER_PAGE } from '../../jobs/dead-letter.ts';
 import { TableSettingsSchema } from '../../shared/config.ts';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
+import { MAX_PAGE } from '../../shared/page-limit.ts';
 import { isPlainObject } from '../../shared/plain-object.ts';
-import { MAX_LEDGER_PAGE } from '../../shared/scheduler/failure-ledger.ts';
-import { MAX_TABLES_PER_PAGE } from '../../shared/table/catalog.ts';
 import { MAX_SHARDS } from '../../shared/table/table-def.ts';
 import { invalidTableNameMessage, TABLE_NAME_PATTERN } from '../../shared/table/table-name.ts';
 
@@ -383,13 +381,8 @@ const afterParam = z
   .transform((text) => text || null)
   .openapi({ description: "The previous page's `next`." });
 
-function pageQuerySchema(max: number) {
-  return z.object({ limit: limitParam(max, max), after: afterParam });
-}
-
-export const TablePageQuerySchema = pageQuerySchema(MAX_TABLES_PER_PAGE);
-export const DeadLetterPageQuerySchema = pageQuerySchema(MAX_DEAD_LETTERS_PER_PAGE);
-export const LedgerPageQuerySchema = pageQuerySchema(MAX_LEDGER_PAGE);
+/** The query of every listing (tables, dead letters, the scheduler ledger): one page cap (I17). */
+export const PageQuerySchema = z.object({ limit: limitParam(MAX_PAGE, MAX_PAGE), after: afterParam });
 
 export const ColumnsQuerySchema = z.object({
   columns: z

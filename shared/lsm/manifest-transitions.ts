@@ -6,11 +6,12 @@
  */
 import { SluiceError } from '../errors.ts';
 import { assertNotPoisoned, type PoisonRecord } from '../shard-poison.ts';
-import type {
-  CommittedGeneration,
-  ManifestChange,
-  SealedGeneration,
-  ShardManifest,
+import {
+  type CommittedGeneration,
+  committedAbove,
+  type ManifestChange,
+  type SealedGeneration,
+  type ShardManifest,
 } from './shard-manifest.ts';
 
 /**
@@ -81,7 +82,7 @@ export function commitGeneration(
 export function pruneMerged(manifest: ShardManifest, watermark: number): ManifestChange {
   // I7: nothing mutates a poisoned shard's manifest; pruning waits for the reopen.
   if (manifest.poison) return null;
-  const kept = manifest.committed.filter((c) => c.generation > watermark);
+  const kept = committedAbove(manifest, watermark);
   return kept.length === manifest.committed.length ? null : { ...manifest, committed: kept };
 }
 
@@ -108,9 +109,4 @@ export function reopenShard(manifest: ShardManifest): ManifestChange {
     );
   }
   return { ...manifest, poison: null };
-}
-
-export function pendingGenerations(manifest: ShardManifest, mergedThrough: number): number {
-  const unmerged = manifest.committed.filter((c) => c.generation > mergedThrough).length;
-  return manifest.sealed.length + unmerged;
 }

@@ -21,7 +21,12 @@ import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
 import { commitMerge, type MergedRange } from './base-transitions.ts';
 import { lastWritePerKey, opsOf } from './run-file.ts';
-import type { CommittedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
+import {
+  type CommittedGeneration,
+  committedAbove,
+  type ShardManifest,
+  type ShardManifestStore,
+} from './shard-manifest.ts';
 
 export interface MergeDeps {
   store: ObjectStore;
@@ -61,7 +66,7 @@ export function unmergedGenerations(base: BaseManifest, shards: ShardManifest[])
     .filter((m) => !m.poison)
     .map((m) => ({
       shard: m.shard,
-      pending: m.committed.filter((c) => c.generation > mergedThrough(base, m.shard)),
+      pending: committedAbove(m, mergedThrough(base, m.shard)),
     }));
 }
 

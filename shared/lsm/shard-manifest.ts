@@ -51,6 +51,19 @@ export interface ShardManifest extends Versioned {
   poison: PoisonRecord | null;
 }
 
+/**
+ * The committed generations a reader or merge must still take from L0: those above the base
+ * watermark, oldest first; those at or below it are in the base (docs/design.md, "Merge").
+ */
+export function committedAbove(manifest: ShardManifest, watermark: number): CommittedGeneration[] {
+  return manifest.committed.filter((c) => c.generation > watermark);
+}
+
+/** Generations not yet in the base: every sealed one plus the committed ones above the watermark. */
+export function pendingGenerations(manifest: ShardManifest, watermark: number): number {
+  return manifest.sealed.length + committedAbove(manifest, watermark).length;
+}
+
 export function emptyShardManifest(table: string, shard: number): ShardManifest {
   return {
     formatVersion: 1,

@@ -21,7 +21,13 @@ import {
   emptyBaseManifest,
   mergedThrough,
 } from '../lsm/base-manifest.ts';
-import { emptyShardManifest, type ShardManifest, type ShardManifestStore } from '../lsm/shard-manifest.ts';
+import {
+  committedAbove,
+  emptyShardManifest,
+  pendingGenerations,
+  type ShardManifest,
+  type ShardManifestStore,
+} from '../lsm/shard-manifest.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -114,8 +120,7 @@ async function shardRuns(
     : await deps.manifests.read(table.name, shard, signal);
   if (!manifest) throw expired(table.name);
   await assertShardOpen(deps.shardState, manifest);
-  const unmerged = manifest.committed.filter((c) => c.generation > watermark);
-  const pending = manifest.sealed.length + unmerged.length;
+  const pending = pendingGenerations(manifest, watermark);
   if (pending >= deps.pendingRejectGenerations) {
     throw new SluiceError(
       'READ_AMPLIFICATION',
@@ -138,6 +143,7 @@ async function shardRuns(
       return isHole(cached.table) ? null : derived(cached, 'run', () => walRun(codec, cached.table));
     }),
   );
+  const unmerged = committedAbove(manifest, watermark);
   const l0Runs = await Promise.all([...unmerged].reverse().map((g) => runOf(deps.cache, g.path, signal)));
   return {
     manifest,

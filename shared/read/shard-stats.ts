@@ -4,8 +4,11 @@
  */
 
 import { mergedThrough as watermarkOf } from '../lsm/base-manifest.ts';
-import { pendingGenerations } from '../lsm/manifest-transitions.ts';
-import type { CommittedGeneration, SealedGeneration } from '../lsm/shard-manifest.ts';
+import {
+  type CommittedGeneration,
+  pendingGenerations,
+  type SealedGeneration,
+} from '../lsm/shard-manifest.ts';
 import { type PoisonRecord, shardPoison } from '../shard-poison.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { listWalAfter, missingSeqs } from '../wal/frontier.ts';

@@ -194,25 +194,13 @@ export class ShardState {
 
   /** Allocation times of the in-flight seqs among `seqs`; absent = not in flight (or forgotten). */
   async inflightSince(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
-    const since = new Map<number, number>();
-    if (seqs.length === 0) return since;
-    const scores = await this.redis.zmscore(this.keys(table, shard).inflight, ...seqs.map(String));
-    seqs.forEach((seq, i) => {
-      const score = scores[i];
-      if (score !== null && score !== undefined) since.set(seq, Number(score));
-    });
-    return since;
+    if (seqs.length === 0) return new Map();
+    return bySeq(seqs, await this.redis.zmscore(this.keys(table, shard).inflight, ...seqs.map(String)));
   }
 
   async walRows(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
-    const rows = new Map<number, number>();
-    if (seqs.length === 0) return rows;
-    const values = await this.redis.hmget(this.keys(table, shard).walRows, ...seqs.map(String));
-    seqs.forEach((seq, i) => {
-      const value = values[i];
-      if (value !== null && value !== undefined) rows.set(seq, Number(value));
-    });
-    return rows;
+    if (seqs.length === 0) return new Map();
+    return bySeq(seqs, await this.redis.hmget(this.keys(table, shard).walRows, ...seqs.map(String)));
   }
 
   /**
@@ -286,4 +274,14 @@ export class ShardState {
 
 function completionArgs(completions: readonly Completion[]): number[] {
   return completions.flatMap((c) => [c.seq, c.rows, c.bytes]);
+}
+
+/** The numbers Redis answered for `seqs`, in the same order; a seq it has none for is left out. */
+function bySeq(seqs: number[], values: Array<string | null | undefined>): Map<number, number> {
+  const found = new Map<number, number>();
+  seqs.forEach((seq, i) => {
+    const value = values[i];
+    if (value !== null && value !== undefined) found.set(seq, Number(value));
+  });
+  return found;
 }

@@ -15,6 +15,7 @@
  */
 import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { pageLimit } from '../page-limit.ts';
 import type { RedisClient } from '../redis/connection.ts';
 import { luaCommand, runLuaCommand } from '../redis/lua-commands.ts';
 import { isTableName } from '../table/table-name.ts';
@@ -23,8 +24,6 @@ import { isCoolingDown } from './cooldown.ts';
 import type { SchedulerCounters } from './counters.ts';
 import { decodeLedgerCursor, encodeLedgerCursor } from './ledger-cursor.ts';
 import { afterFailure, type LedgerSettings, parseLedgerEntry } from './ledger-entry.ts';
-
-export const MAX_LEDGER_PAGE = 256;
 
 export interface Cooldown {
   kind: WorkKind;
@@ -158,12 +157,7 @@ export class FailureLedger {
     options: PageOptions,
     load: (member: string) => Promise<T | null>,
   ): Promise<Page<T>> {
-    const limit = options.limit ?? MAX_LEDGER_PAGE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LEDGER_PAGE) {
-      throw new SluiceError('INVALID_REQUEST', `limit must be an integer from 1 to ${MAX_LEDGER_PAGE}`, {
-        limit,
-      });
-    }
+    const limit = pageLimit(options.limit);
     let after = options.after ? decodeLedgerCursor(options.after, of, isMember) : null;
     const found: Array<{ member: string; item: T }> = [];
     for (;;) {

@@ -15,7 +15,7 @@ export type LedgerSettings = Pick<
   'cooldownAfterFailures' | 'cooldownBaseSeconds' | 'cooldownMaxSeconds' | 'attentionAfterFailures'
 >;
 
-/** A message longer than this is cut: the entry is listed 256 at a time. */
+/** A message longer than this is cut: the entry is listed MAX_PAGE (shared/page-limit.ts) at a time. */
 const MAX_MESSAGE = 2000;
 
 export interface FailureOutcome {

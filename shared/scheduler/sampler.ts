@@ -12,7 +12,11 @@ import { type BaseManifest, mergedThrough } from '../lsm/base-manifest.ts';
 import { collectTable, type GcDeps } from '../lsm/gc.ts';
 import { optimizeDue } from '../lsm/optimize.ts';
 import { type ReconcileDeps, reconcileShard } from '../lsm/reconcile.ts';
-import type { ShardManifest } from '../lsm/shard-manifest.ts';
+import {
+  committedAbove,
+  pendingGenerations as pendingOf,
+  type ShardManifest,
+} from '../lsm/shard-manifest.ts';
 import { pendingGenerations, pendingWarnings } from '../metrics.ts';
 import type { TableCatalog } from '../table/catalog.ts';
 import type { TableDef } from '../table/table-def.ts';
@@ -114,12 +118,13 @@ async function sweep(deps: SamplerDeps, now: number): Promise<void> {
 }
 
 export function sample(base: BaseManifest, manifest: ShardManifest): SampledShard {
-  const unmerged = manifest.committed.filter((c) => c.generation > mergedThrough(base, manifest.shard));
+  const watermark = mergedThrough(base, manifest.shard);
+  const unmerged = committedAbove(manifest, watermark);
   const oldest = unmerged[0]?.committedAt;
   return {
     table: manifest.table,
     shard: manifest.shard,
-    pending: manifest.sealed.length + unmerged.length,
+    pending: pendingOf(manifest, watermark),
     unmerged: unmerged.length,
     oldestUnmergedAt: oldest ? Date.parse(oldest) : null,
     poisoned: manifest.poison !== null,

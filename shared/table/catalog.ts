@@ -6,12 +6,11 @@
  */
 import type { TableSettings } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
+import { pageLimit } from '../page-limit.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tableConfigKey, tableDroppedKey, tablePrefix, tablesPrefix } from './paths.ts';
 import { parseCreateTable, parseStoredTableDef, type TableDef, tableDefToJSON } from './table-def.ts';
 import { isTableName } from './table-name.ts';
-
-export const MAX_TABLES_PER_PAGE = 256;
 
 export interface TablePage {
   items: TableDef[];
@@ -84,15 +83,10 @@ export class TableCatalog {
     return (await this.store.get(tableDroppedKey(name), { signal })) !== null;
   }
 
-  /** Tables in key order, at most `limit` (default and maximum 256) per page. */
+  /** Tables in key order, at most `limit` (default and maximum MAX_PAGE) per page. */
   async list(options: ListTablesOptions = {}): Promise<TablePage> {
     const { after, signal } = options;
-    const limit = options.limit ?? MAX_TABLES_PER_PAGE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TABLES_PER_PAGE) {
-      throw new SluiceError('INVALID_REQUEST', `limit must be an integer from 1 to ${MAX_TABLES_PER_PAGE}`, {
-        limit,
-      });
-    }
+    const limit = pageLimit(options.limit);
     if (after !== undefined && after !== null && !isTableName(after)) {
       throw new SluiceError('INVALID_CURSOR', 'malformed table cursor', { after });
     }

@@ -51,8 +51,13 @@ export function tableDroppedKey(table: string): string {
   return `${tablePrefix(table)}dropped.json`;
 }
 
+/** Where every shard of a table keeps its objects. */
+export function shardsPrefix(table: string): string {
+  return `${tablePrefix(table)}shards/`;
+}
+
 export function shardPrefix(table: string, shard: number): string {
-  return `${tablePrefix(table)}shards/${shardSegment(shard)}/`;
+  return `${shardsPrefix(table)}${shardSegment(shard)}/`;
 }
 
 export function walPrefix(table: string, shard: number): string {

@@ -4,6 +4,8 @@
  * (shared/store/fault-plan.ts). The same seed gives the same schedule.
  */
 import type { FaultEpisode } from '../../shared/store/fault-plan.ts';
+import { generationPrefix, walPrefix } from '../../shared/table/paths.ts';
+import { prefixGlob } from '../support/key-globs.ts';
 import { seededRandom } from '../support/random.ts';
 
 export const WORKERS = ['worker-1', 'worker-2'] as const;
@@ -45,8 +47,8 @@ export interface ChaosSchedule {
 }
 
 const KEYS = {
-  wal: 'tables/*/shards/*/wal/*',
-  l0: 'tables/*/shards/*/gen/*',
+  wal: `${prefixGlob(walPrefix, '*', '*')}*`,
+  l0: `${prefixGlob(generationPrefix, '*', '*')}*`,
   manifest: 'tables/*/**/_manifest/*',
 } as const;
 

@@ -1,31 +1,28 @@
 /** Scans answer Arrow pages of up to 10,000 rows; JSON pages stay at 1,000. */
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 
 const ARROW = { accept: 'application/vnd.apache.arrow.stream' };
 
 describe('scan page sizes', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let call: Call;
   let tokens: TestTokens;
 
   beforeAll(async () => {
-    tokens = testTokens();
-    h = await createHarness({ tokens: JSON.parse(tokens.env) });
-    served = await serveHarness(h);
-    call = served.call;
+    served = await serveTestApi();
+    ({ h, tokens, call } = served);
     await h.createTable(eventsTable('events'));
     await writeRows(h.sluice, 'events', eventRows(1, 10_001));
   });
 
   afterAll(async () => {
     await served.close();
-    await h.close();
   });
 
   it('an Arrow page holds up to 10,000 rows and names the next page', async () => {

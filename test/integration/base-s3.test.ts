@@ -11,6 +11,7 @@ import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { datasetLocation } from '../../shared/base/dataset-location.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
+import { tablePrefix } from '../../shared/table/paths.ts';
 import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
 import { eventRows, eventsTable, inKeyOrder, lookupJson, readAll } from '../support/rows.ts';
 import { type S3TestServer, startS3Server } from '../support/s3-server.ts';
@@ -65,7 +66,7 @@ describe('the base dataset on S3', () => {
     expect(await lookupJson(sluice, 'ons3', 17)).toEqual(eventRows(17, 17, 1)[0]);
 
     const keys: string[] = [];
-    for await (const page of sluice.store.list('tables/ons3/base.lance/_versions/'))
+    for await (const page of sluice.store.list(`${tablePrefix('ons3')}base.lance/_versions/`))
       keys.push(...page.map((m) => m.key));
     expect(keys.length).toBeGreaterThan(0);
 

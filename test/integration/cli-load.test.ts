@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceClient } from '../../clients/typescript/src/index.ts';
 import { runCli, spawnCli } from '../support/cli-process.ts';
 import { type HttpProxy, startHttpProxy } from '../support/http-proxy.ts';
-import { type ServedProcess, serveProcess } from '../support/server-process.ts';
+import { type ServedProcess, serveProcess, upsertedRows } from '../support/server-process.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -58,19 +58,6 @@ function csvOf(rows: number): string {
     lines.push(`${i},name-${i},${i % 7 === 0 ? '' : i / 4},${i % 5 === 0 ? '' : String(i % 2 === 0)}`);
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** The rows the server counted as written, in upserts that it acked. */
-async function upsertedRows(served: ServedProcess): Promise<number> {
-  const res = await served.call('GET', '/metrics', { token: served.tokens.read });
-  const line = res.bytes
-    .toString()
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith('sluice_write_rows_total{') && l.includes('op="upsert"') && l.includes('outcome="ok"'),
-    );
-  return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
 describe('sluice load, killed and resumed', () => {

@@ -9,7 +9,7 @@ import { Field, Int64, RecordBatch, Schema, Table, Utf8, vectorFromArray } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSluiceApiError, SluiceApiError, SluiceClient } from '../../clients/typescript/src/index.ts';
 import { type HttpProxy, type ProxyAction, startHttpProxy } from '../support/http-proxy.ts';
-import { type ServedProcess, serveProcess } from '../support/server-process.ts';
+import { type ServedProcess, serveProcess, upsertedRows } from '../support/server-process.ts';
 
 const events = {
   name: 'events',
@@ -25,18 +25,6 @@ const events = {
 
 const rowsOf = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => ({ id: from + i, name: `n${from + i}` }));
-
-async function upsertedRows(served: ServedProcess): Promise<number> {
-  const res = await served.call('GET', '/metrics', { token: served.tokens.read });
-  const line = res.bytes
-    .toString()
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith('sluice_write_rows_total{') && l.includes('op="upsert"') && l.includes('outcome="ok"'),
-    );
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
 
 /** The table's exact Arrow schema: an int64 key that is not nullable, a plain (not dictionary) utf8 column. */
 function arrowTable(ids: bigint[]): Table {

@@ -5,9 +5,10 @@
  * original failure counts nowhere — not in the dashboard, not in sluice_queue_jobs.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import { generationPrefix } from '../../shared/table/paths.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -20,24 +21,23 @@ interface BoardQueue {
 
 describe('dead letters on the dashboard', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let tokens: TestTokens;
   let call: Call;
 
   beforeEach(async () => {
-    tokens = testTokens();
-    h = await createHarness({
-      flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 20 },
-      tokens: JSON.parse(tokens.env),
-      port: 0,
-    });
-    served = await serveHarness(h, { dashboard: true });
-    call = served.call;
+    served = await serveTestApi(
+      {
+        flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 20 },
+        port: 0,
+      },
+      { dashboard: true },
+    );
+    ({ h, tokens, call } = served);
   });
 
   afterEach(async () => {
     await served.close();
-    await h.close();
   });
 
   const board = async (queue: string, status: string): Promise<BoardQueue> => {
@@ -63,7 +63,7 @@ describe('dead letters on the dashboard', () => {
     await h.createTable(eventsTable('broken'));
     const fault = h.store.inject({
       op: 'put',
-      key: 'tables/broken/shards/0/gen/*',
+      key: `${generationPrefix('broken', 0)}*`,
       fault: 'fail',
       permanent: true,
     });

@@ -7,10 +7,11 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
+import { generationPrefix } from '../../shared/table/paths.ts';
 import { type Browser, chromiumAbsent, launchBrowser } from '../support/browser.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type TestTokens, testTokens } from '../support/http-client.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { TestTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -20,30 +21,30 @@ if (absent) console.log(`skipping the dashboard browser test: ${absent}`);
 
 describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let tokens: TestTokens;
   let browser: Browser;
 
   beforeAll(async () => {
-    tokens = testTokens();
-    h = await createHarness({
-      flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 20 },
-      tokens: JSON.parse(tokens.env),
-      port: 0,
-    });
-    served = await serveHarness(h, { dashboard: true });
+    served = await serveTestApi(
+      {
+        flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 20 },
+        port: 0,
+      },
+      { dashboard: true },
+    );
+    ({ h, tokens } = served);
     browser = await launchBrowser();
   });
 
   afterAll(async () => {
     await browser?.close();
     await served?.close();
-    await h?.close();
   });
 
   it('shows the dead letter of a poisoned shard with its error, to an admin token', async () => {
     await h.createTable(eventsTable('broken'));
-    h.store.inject({ op: 'put', key: 'tables/broken/shards/0/gen/*', fault: 'fail', permanent: true });
+    h.store.inject({ op: 'put', key: `${generationPrefix('broken', 0)}*`, fault: 'fail', permanent: true });
     h.startWorkers();
     await writeRows(h.sluice, 'broken', eventRows(1, 5));
     const letters = new DeadLetterQueue(h.config);

@@ -8,24 +8,23 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { samplerDeps } from '../../jobs/sampler.ts';
 import { samplerTick } from '../../shared/scheduler/sampler.ts';
 import { Sluice } from '../../shared/sluice.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import { tableDroppedKey, tablePrefix } from '../../shared/table/paths.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 
 const GRACE_SECONDS = 60;
 
 describe('dropping a table', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let call: Call;
   let tokens: TestTokens;
 
   beforeEach(async () => {
-    tokens = testTokens();
-    h = await createHarness({ tokens: JSON.parse(tokens.env), scheduler: { gcGraceSeconds: GRACE_SECONDS } });
-    served = await serveHarness(h);
-    call = served.call;
+    served = await serveTestApi({ scheduler: { gcGraceSeconds: GRACE_SECONDS } });
+    ({ h, tokens, call } = served);
     await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('events', { shards: 2 }) });
     await call('POST', '/v1/tables/events/rows', { token: tokens.write, json: { rows: eventRows(1, 20) } });
     await h.sluice.seal('events', 0);
@@ -34,12 +33,11 @@ describe('dropping a table', () => {
 
   afterEach(async () => {
     await served.close();
-    await h.close();
   });
 
   const tableKeys = async () => {
     const keys: string[] = [];
-    for await (const page of h.store.list('tables/events/')) keys.push(...page.map((o) => o.key));
+    for await (const page of h.store.list(tablePrefix('events'))) keys.push(...page.map((o) => o.key));
     return keys;
   };
 
@@ -95,7 +93,7 @@ describe('dropping a table', () => {
     expect(await tableKeys()).toEqual(expect.arrayContaining(before));
 
     await samplerTick(deps, Date.now() + (GRACE_SECONDS + 5) * 1000 + 5 * 60_000);
-    expect(await tableKeys()).toEqual(['tables/events/dropped.json']);
+    expect(await tableKeys()).toEqual([tableDroppedKey('events')]);
     expect(await h.redis.keys(`${h.config.redisPrefix}:{events/*`)).toEqual([]);
 
     const again = await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('events') });

@@ -3,11 +3,12 @@ import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../jobs/dead-letter.ts';
 import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import { generationKey, generationPrefix, shardManifestPrefix, walPrefix } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const GEN = (table: string, n: number) => `tables/${table}/shards/0/gen/${String(n).padStart(20, '0')}.arrow`;
+const GEN = (table: string, n: number) => generationKey(table, 0, n);
 
 describe('flush failures: order, retry, poison, reopen', () => {
   let h: Harness;
@@ -35,16 +36,21 @@ describe('flush failures: order, retry, poison, reopen', () => {
     });
   }
 
+  /** A new table whose workers run and whose generation 1 (rows 1–10) is committed. */
+  async function firstGenerationCommitted(table: string) {
+    await h.createTable(eventsTable(table));
+    h.startWorkers();
+    await writeGeneration(table, 1, 10, 1);
+    await waitFor(async () => (await manifest(table)).committed.length === 1, {
+      message: 'generation 1 committed',
+    });
+  }
+
   describe('with a long retry budget', () => {
     beforeEach(() => setup({ flush: { maxRetries: 1000, retryBaseMs: 10, retryMaxMs: 50 } }));
 
     it('I3/I5: generations 2 and 3 wait behind a failing 2, then commit exactly [1, 2, 3] in order', async () => {
-      await h.createTable(eventsTable('order'));
-      h.startWorkers();
-      await writeGeneration('order', 1, 10, 1);
-      await waitFor(async () => (await manifest('order')).committed.length === 1, {
-        message: 'generation 1 committed',
-      });
+      await firstGenerationCommitted('order');
 
       const broken = h.store.inject({ op: 'put', key: GEN('order', 2), fault: 'fail' });
       await writeGeneration('order', 11, 20, 2);
@@ -78,7 +84,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
       await h.createTable(eventsTable('lostack'));
       const lost = h.store.inject({
         op: 'putIfAbsent',
-        key: 'tables/lostack/shards/0/_manifest/*',
+        key: `${shardManifestPrefix('lostack', 0)}*`,
         fault: 'lostAck',
         times: 2,
       });
@@ -99,16 +105,11 @@ describe('flush failures: order, retry, poison, reopen', () => {
     beforeEach(() => setup({ flush: { maxRetries: 8, retryBaseMs: 5, retryMaxMs: 40 } }));
 
     it('I6/I7/I8: a permanently broken store poisons the shard; reopen after healing loses nothing', async () => {
-      await h.createTable(eventsTable('broken'));
-      h.startWorkers();
-      await writeGeneration('broken', 1, 10, 1);
-      await waitFor(async () => (await manifest('broken')).committed.length === 1, {
-        message: 'generation 1 committed',
-      });
+      await firstGenerationCommitted('broken');
 
       const broken = h.store.inject({
         op: 'put',
-        key: 'tables/broken/shards/0/gen/*',
+        key: `${generationPrefix('broken', 0)}*`,
         fault: 'fail',
         permanent: true,
       });
@@ -167,7 +168,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
       await h.createTable(eventsTable('corrupt'));
       const corrupt = h.store.inject({
         op: 'get',
-        key: 'tables/corrupt/shards/0/wal/*',
+        key: `${walPrefix('corrupt', 0)}*`,
         fault: 'fail',
         code: 'DATA_CORRUPT',
         permanent: true,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsStore } from '../../shared/store/fs-store.ts';
+import { generationKey, walKey } from '../../shared/table/paths.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 
 const BODY = new Uint8Array(4 * 1024 * 1024).fill(7);
@@ -25,7 +26,7 @@ describe('file store (suspected: the put timeout is checked only at the start)',
   });
 
   it('a putIfAbsent whose caller gave up while it ran never lands', async () => {
-    const key = 'tables/t/shards/0/wal/00000000000000000001.arrow';
+    const key = walKey('t', 0, 1);
     await expect(store.putIfAbsent(key, BODY, { signal: abortedOnceStarted() })).rejects.toMatchObject({
       code: 'ABORTED',
     });
@@ -34,7 +35,7 @@ describe('file store (suspected: the put timeout is checked only at the start)',
   });
 
   it('a put whose caller gave up while it ran leaves the old object in place', async () => {
-    const key = 'tables/t/shards/0/gen/00000000000000000001.arrow';
+    const key = generationKey('t', 0, 1);
     await store.put(key, new Uint8Array([1, 2, 3]));
     await expect(store.put(key, BODY, { signal: abortedOnceStarted() })).rejects.toMatchObject({
       code: 'ABORTED',

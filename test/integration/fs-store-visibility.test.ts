@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FsStore } from '../../shared/store/fs-store.ts';
+import { walKey, walPrefix } from '../../shared/table/paths.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 
 async function fsync(dir: string): Promise<void> {
@@ -46,10 +47,10 @@ describe('file store (suspected: an entry is visible before the directory fsync)
       },
     });
 
-    const key = 'tables/t/shards/0/wal/00000000000000000001.arrow';
+    const key = walKey('t', 0, 1);
     const put = store.putIfAbsent(key, new Uint8Array([1, 2, 3]));
     await arrived;
-    for await (const page of store.list('tables/t/shards/0/wal/')) {
+    for await (const page of store.list(walPrefix('t', 0))) {
       for (const meta of page) events.push(`listed ${meta.key}`);
     }
     releaseWriter();

@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { walRedisRoundTrips } from '../../shared/metrics.ts';
-import { walKey } from '../../shared/table/paths.ts';
+import { walKey, walPrefix } from '../../shared/table/paths.ts';
 import type { AppendResult } from '../../shared/wal/append.ts';
 import { decodeWalEntry } from '../../shared/wal/wal-entry.ts';
 import { type ConfigOverrides, createHarness, type Harness } from '../support/harness.ts';
+import { prefixGlob } from '../support/key-globs.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const WAL_PUTS = 'tables/*/shards/*/wal/*';
+const WAL_PUTS = `${prefixGlob(walPrefix, '*', '*')}*`;
 
 /** The ids in the WAL entry `seq` of shard 0, or null when there is no entry. */
 async function entryIds(h: Harness, table: string, seq: number): Promise<number[] | null> {

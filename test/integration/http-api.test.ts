@@ -12,9 +12,11 @@ import { type DeadLetter, DeadLetterQueue } from '../../jobs/dead-letter.ts';
 import { encodeIpcStream } from '../../shared/arrow/ipc.ts';
 import { jsonRowsToTable, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema, type TableSchema } from '../../shared/arrow/schema.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import { generationPrefix } from '../../shared/table/paths.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
+import { prefixGlob } from '../support/key-globs.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 import { type ServedProcess, type ServerProcess, serveProcess } from '../support/server-process.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -377,34 +379,30 @@ describe('HTTP API over a real server process', () => {
 
 describe('dead letters of a shard that really failed (in-process server on the fault store)', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let call: Call;
   let tokens: TestTokens;
   let letters: Queue<DeadLetter>;
 
   beforeEach(async () => {
-    tokens = testTokens();
-    h = await createHarness({
+    served = await serveTestApi({
       flush: { maxRetries: 2, retryBaseMs: 5, retryMaxMs: 20 },
-      tokens: JSON.parse(tokens.env),
       port: 0,
     });
+    ({ h, tokens, call } = served);
     letters = new DeadLetterQueue(h.config).queue;
-    served = await serveHarness(h);
-    call = served.call;
   });
 
   afterEach(async () => {
-    await served.close();
     await letters.close();
-    await h.close();
+    await served.close();
   });
 
   it('lists, pages and reads letters read-only (I17), refuses a retry while poisoned, retries after reopen', async () => {
     await h.createTable(eventsTable('broken', { shards: 3 }));
     const broken = h.store.inject({
       op: 'put',
-      key: 'tables/broken/shards/*/gen/*',
+      key: `${prefixGlob(generationPrefix, 'broken', '*')}*`,
       fault: 'fail',
       permanent: true,
     });
@@ -505,7 +503,7 @@ describe('dead letters of a shard that really failed (in-process server on the f
   it('a page cursor survives the retry of every letter before it', async () => {
     const broken = h.store.inject({
       op: 'put',
-      key: 'tables/*/shards/0/gen/*',
+      key: `${prefixGlob(generationPrefix, '*', 0)}*`,
       fault: 'fail',
       permanent: true,
     });

@@ -10,6 +10,7 @@ import { encodeIpcFile, encodeIpcStream } from '../../shared/arrow/ipc.ts';
 import { jsonRowsToTable } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema } from '../../shared/arrow/schema.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
+import { shardsPrefix, tableConfigKey } from '../../shared/table/paths.ts';
 import { type Column, columnOf, streamOf } from '../support/arrow-streams.ts';
 import {
   type Call,
@@ -342,8 +343,8 @@ describe('hostile input over HTTP writes nothing (I9)', () => {
 
   it('the snapshot sees the seeded tables and their Redis keys', async () => {
     const { objects, redis } = await snapshot();
-    expect(objects.some((o) => o.startsWith('tables/typed/table.json '))).toBe(true);
-    expect(objects.some((o) => o.startsWith('tables/pairs/shards/'))).toBe(true);
+    expect(objects.some((o) => o.startsWith(`${tableConfigKey('typed')} `))).toBe(true);
+    expect(objects.some((o) => o.startsWith(shardsPrefix('pairs')))).toBe(true);
     expect(redis.some((k) => k.startsWith(`${namespace.prefix}:{typed/`))).toBe(true);
   });
 

@@ -1,9 +1,9 @@
 /** /metrics carries what people look for: HTTP by route and status, read latency, bytes, build info, process metrics. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 
 /** The value of one sample line of the exposition text, or undefined. */
@@ -14,21 +14,18 @@ function sample(text: string, series: string): number | undefined {
 
 describe('metrics people look for', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let call: Call;
   let tokens: TestTokens;
 
   beforeEach(async () => {
-    tokens = testTokens();
-    h = await createHarness({ tokens: JSON.parse(tokens.env) });
-    served = await serveHarness(h);
-    call = served.call;
+    served = await serveTestApi();
+    ({ h, tokens, call } = served);
     await h.createTable(eventsTable('events'));
   });
 
   afterEach(async () => {
     await served.close();
-    await h.close();
   });
 
   it('counts requests by route pattern and status, times reads, and counts bytes written and read', async () => {

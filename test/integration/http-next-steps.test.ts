@@ -5,32 +5,30 @@
  * carrying the server's failure text.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import { generationPrefix } from '../../shared/table/paths.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
+import { prefixGlob } from '../support/key-globs.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('errors that say the next step', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let call: Call;
   let tokens: TestTokens;
 
   beforeEach(async () => {
-    tokens = testTokens();
-    h = await createHarness({
+    served = await serveTestApi({
       flush: { maxRetries: 1, retryBaseMs: 5, retryMaxMs: 10 },
-      tokens: JSON.parse(tokens.env),
     });
-    served = await serveHarness(h);
-    call = served.call;
+    ({ h, tokens, call } = served);
     await h.createTable(eventsTable('events', { shards: 1 }));
   });
 
   afterEach(async () => {
     await served.close();
-    await h.close();
   });
 
   it('DELETE …/rows without a body says to send {"keys":[…]}', async () => {
@@ -59,7 +57,12 @@ describe('errors that say the next step', () => {
   });
 
   it('SHARD_POISONED to writers and readers carries no server failure text; the shard route shows the cause', async () => {
-    h.store.inject({ op: 'put', key: 'tables/events/shards/*/gen/*', fault: 'fail', permanent: true });
+    h.store.inject({
+      op: 'put',
+      key: `${prefixGlob(generationPrefix, 'events', '*')}*`,
+      fault: 'fail',
+      permanent: true,
+    });
     h.startWorkers();
     await call('POST', '/v1/tables/events/rows', { token: tokens.write, json: { rows: eventRows(1, 3) } });
     const stats = await waitFor(
@@ -69,7 +72,7 @@ describe('errors that say the next step', () => {
       },
       { message: 'the shard poisoned', timeoutMs: 20_000 },
     );
-    expect(stats.poison.cause).toContain('tables/events/shards/0/gen/');
+    expect(stats.poison.cause).toContain(generationPrefix('events', 0));
 
     const write = await call('POST', '/v1/tables/events/rows', {
       token: tokens.write,

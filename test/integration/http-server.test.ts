@@ -11,6 +11,7 @@ import { openApi } from '../../functions/app.ts';
 import { errorResponse } from '../../functions/errors.ts';
 import { type Env, requestContext } from '../../functions/request.ts';
 import { isLoopback, startServer } from '../../functions/server.ts';
+import { tableConfigKey } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { httpClient } from '../support/http-client.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
@@ -77,7 +78,7 @@ describe('local HTTP server', () => {
   it('answers 504 TIMEOUT past the request deadline, without waiting for the slow store read', async () => {
     const { h, call } = await serve({ http: { requestTimeoutMs: 150, idempotencyTtlSeconds: 60 } });
     await h.createTable(eventsTable('slow'));
-    const slow = h.store.inject({ op: 'get', key: 'tables/slow/table.json', latencyMs: 5_000 });
+    const slow = h.store.inject({ op: 'get', key: tableConfigKey('slow'), latencyMs: 5_000 });
     const started = Date.now();
     const reply = await call('GET', '/v1/tables/slow/rows?key=1');
     expect(reply).toMatchObject({

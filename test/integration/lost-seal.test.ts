@@ -4,6 +4,7 @@ import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
 import { samplerTick } from '../../shared/scheduler/sampler.ts';
 import { Sluice } from '../../shared/sluice.ts';
+import { walPrefix } from '../../shared/table/paths.ts';
 import type { WorkScheduler } from '../../shared/work/work-scheduler.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { deleteKeys } from '../support/redis.ts';
@@ -82,7 +83,7 @@ describe('lost seal work comes back within lostSealSeconds', () => {
     await h.createTable(eventsTable('lost'));
     const lost = h.store.inject({
       op: 'putIfAbsent',
-      key: 'tables/lost/shards/0/wal/*',
+      key: `${walPrefix('lost', 0)}*`,
       fault: 'lostAck',
       times: 1,
     });

@@ -6,7 +6,9 @@ import { SluiceError } from '../../shared/errors.ts';
 import { tableStats } from '../../shared/read/table-stats.ts';
 import { runTableWork } from '../../shared/scheduler/table-work.ts';
 import { withTimeBudget } from '../../shared/scheduler/time-budget.ts';
+import { generationPrefix } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { prefixGlob } from '../support/key-globs.ts';
 import { captureLog } from '../support/log-capture.ts';
 import { deleteKeys, keysMatching } from '../support/redis.ts';
 import {
@@ -19,7 +21,7 @@ import {
 } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const L0 = (table: string) => `tables/${table}/shards/*/gen/*.arrow`;
+const L0 = (table: string) => `${prefixGlob(generationPrefix, table, '*')}*.arrow`;
 
 describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
   let h: Harness;

@@ -6,31 +6,28 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWorkProgress } from '../../shared/work/work-progress.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
 import { type CapturedLog, captureLog } from '../support/log-capture.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('merge status and job progress', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let call: Call;
   let tokens: TestTokens;
   let captured: CapturedLog;
 
   beforeEach(async () => {
-    tokens = testTokens();
     captured = captureLog();
-    h = await createHarness({ tokens: JSON.parse(tokens.env), port: 0 }, { log: captured.log });
-    served = await serveHarness(h);
-    call = served.call;
+    served = await serveTestApi({ port: 0 }, { log: captured.log });
+    ({ h, tokens, call } = served);
   });
 
   afterEach(async () => {
     await served.close();
-    await h.close();
   });
 
   /** Ten rows flushed by the flush worker into one committed generation of shard 0. */

@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitMerge } from '../../shared/lsm/base-transitions.ts';
 import { tableStats } from '../../shared/read/table-stats.ts';
+import {
+  baseManifestKey,
+  baseManifestPrefix,
+  generationPrefix,
+  tableConfigKey,
+} from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import {
   eventRows,
@@ -103,7 +109,7 @@ describe('merge into the base table (I11, I14)', () => {
     await flushedGeneration(h.sluice, 'crash', eventRows(1, 10));
     const fault = h.store.inject({
       op: 'putIfAbsent',
-      key: 'tables/crash/base/_manifest/*',
+      key: `${baseManifestPrefix('crash')}*`,
       fault: 'fail',
       times: 1,
     });
@@ -119,7 +125,7 @@ describe('merge into the base table (I11, I14)', () => {
   it('a merge whose record landed but whose answer was lost is a success, and the next merge a no-op', async () => {
     await h.createTable(eventsTable('lost'));
     await flushedGeneration(h.sluice, 'lost', eventRows(1, 10));
-    h.store.inject({ op: 'putIfAbsent', key: 'tables/lost/base/_manifest/*', fault: 'lostAck', times: 1 });
+    h.store.inject({ op: 'putIfAbsent', key: `${baseManifestPrefix('lost')}*`, fault: 'lostAck', times: 1 });
     expect((await h.sluice.merge('lost')).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
     expect((await h.sluice.merge('lost')).merged).toEqual([]);
     expect((await h.sluice.bases.read('lost')).version).toBe(1);
@@ -128,7 +134,7 @@ describe('merge into the base table (I11, I14)', () => {
   it('I14: appends during a merge land in later generations and survive; a generation sealed mid-merge merges next time', async () => {
     await h.createTable(eventsTable('during'));
     await flushedGeneration(h.sluice, 'during', eventRows(1, 10));
-    h.store.inject({ op: 'get', key: 'tables/during/shards/0/gen/*', latencyMs: 300, times: 1 });
+    h.store.inject({ op: 'get', key: `${generationPrefix('during', 0)}*`, latencyMs: 300, times: 1 });
     const merging = h.sluice.merge('during');
     const started = Date.now();
     await flushedGeneration(h.sluice, 'during', eventRows(11, 20));
@@ -173,11 +179,9 @@ describe('merge into the base table (I11, I14)', () => {
   it('a table whose base is in the earlier sorted-run format is refused with the fix named', async () => {
     await h.createTable(eventsTable('legacy'));
     // As an earlier Sluice stored it: with the settings of its sorted-run base.
-    const stored = JSON.parse(
-      new TextDecoder().decode((await h.store.get('tables/legacy/table.json'))!.body),
-    );
+    const stored = JSON.parse(new TextDecoder().decode((await h.store.get(tableConfigKey('legacy')))!.body));
     stored.settings = { ...stored.settings, compactAfterRuns: 4, maxBaseRuns: 12, compactMaxDeadRatio: 0.25 };
-    await h.store.put('tables/legacy/table.json', new TextEncoder().encode(JSON.stringify(stored)));
+    await h.store.put(tableConfigKey('legacy'), new TextEncoder().encode(JSON.stringify(stored)));
     await flushedGeneration(h.sluice, 'legacy', eventRows(1, 5));
     const earlier = {
       formatVersion: 1,
@@ -190,7 +194,7 @@ describe('merge into the base table (I11, I14)', () => {
       retired: [],
     };
     await h.store.putIfAbsent(
-      'tables/legacy/base/_manifest/00000000000000000001.json',
+      baseManifestKey('legacy', 1),
       new TextEncoder().encode(JSON.stringify(earlier)),
     );
     const refused = expect.objectContaining({

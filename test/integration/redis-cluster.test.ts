@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { SluiceError, statusOf } from '../../shared/errors.ts';
 import { shardKeys } from '../../shared/redis/shard-keys.ts';
+import { generationPrefix } from '../../shared/table/paths.ts';
 import { assertFlushedExactlyOnce, drained } from '../support/flushed.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { serveHarness } from '../support/harness-api.ts';
@@ -106,7 +107,7 @@ describe('Sluice on a Redis Cluster', () => {
     expect(
       (await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('broken') })).status,
     ).toBe(201);
-    h.store.inject({ op: 'put', key: 'tables/broken/shards/0/gen/*', fault: 'fail', permanent: true });
+    h.store.inject({ op: 'put', key: `${generationPrefix('broken', 0)}*`, fault: 'fail', permanent: true });
     expect(
       (await call('POST', '/v1/tables/broken/rows', { token: tokens.write, json: { rows: eventRows(1, 3) } }))
         .status,

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkKind } from '../../shared/scheduler/contracts.ts';
 import { type SamplerDeps, samplerTick } from '../../shared/scheduler/sampler.ts';
+import { walKey } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { deleteKeys } from '../support/redis.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
@@ -193,13 +194,13 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
       await h.sluice.merge('gc');
       await samplerTick(deps());
       for (const path of oldPaths) expect(await h.store.inner.head(path), path).not.toBeNull();
-      expect(await h.store.inner.head('tables/gc/shards/0/wal/00000000000000000001.arrow')).not.toBeNull();
+      expect(await h.store.inner.head(walKey('gc', 0, 1))).not.toBeNull();
 
       await new Promise((resolve) => setTimeout(resolve, 3_200));
       await h.sluice.samplerIndex.markDirty('gc', [0]);
       await samplerTick(deps());
       for (const path of oldPaths) expect(await h.store.inner.head(path), path).toBeNull();
-      expect(await h.store.inner.head('tables/gc/shards/0/wal/00000000000000000001.arrow')).toBeNull();
+      expect(await h.store.inner.head(walKey('gc', 0, 1))).toBeNull();
       const versions = await h.sluice.manifests.listVersions('gc', 0);
       expect(versions.length).toBeLessThan(before.version + 1);
       expect((await h.sluice.manifests.read('gc', 0)).committed).toEqual([]);

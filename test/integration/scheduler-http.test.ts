@@ -4,9 +4,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SluiceError } from '../../shared/errors.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
-import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import type { Call, TestTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -14,20 +14,17 @@ const outage = new SluiceError('STORE_UNAVAILABLE', 'the store is down');
 
 describe('merge, drain and scheduler routes (I15, I17)', () => {
   let h: Harness;
-  let served: ServedHarness;
+  let served: TestApi;
   let call: Call;
   let tokens: TestTokens;
 
   beforeEach(async () => {
-    tokens = testTokens();
-    h = await createHarness({ tokens: JSON.parse(tokens.env), port: 0 });
-    served = await serveHarness(h);
-    call = served.call;
+    served = await serveTestApi({ port: 0 });
+    ({ h, tokens, call } = served);
   });
 
   afterEach(async () => {
     await served.close();
-    await h.close();
   });
 
   async function flushedGeneration(table: string, rows: ReturnType<typeof eventRows>) {

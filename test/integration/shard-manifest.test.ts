@@ -1,22 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSluiceError } from '../../shared/errors.ts';
 import { commitGeneration, sealGenerations } from '../../shared/lsm/manifest-transitions.ts';
-import { type SealedGeneration, ShardManifestStore } from '../../shared/lsm/shard-manifest.ts';
+import { ShardManifestStore } from '../../shared/lsm/shard-manifest.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
+import { artifact, sealed } from '../support/generations.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 
 const HINTS = { maxHintAgeMs: 60_000 };
-
-const sealed = (generation: number, walFrom: number, walTo: number): SealedGeneration => ({
-  generation,
-  walFrom,
-  walTo,
-  walRows: walTo - walFrom + 1,
-  walBytes: 100,
-  sealedAt: new Date().toISOString(),
-});
-const artifact = (generation: number) => ({ path: `gen/${generation}`, rows: 1, bytes: 1 });
 
 describe('shard manifest', () => {
   let dir: TempDir;

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { walKey } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const WAL = (table: string, seq: number) =>
-  `tables/${table}/shards/0/wal/${String(seq).padStart(20, '0')}.arrow`;
+const WAL = (table: string, seq: number) => walKey(table, 0, seq);
 
 describe('WAL holes and backpressure', () => {
   let h: Harness;

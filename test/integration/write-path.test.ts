@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { walKey } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -20,7 +21,7 @@ describe('write path: WAL → seal → flush → reads', () => {
     await h.createTable(eventsTable('ack'));
     const ack = await writeRows(h.sluice, 'ack', eventRows(1, 3));
     expect(ack).toEqual({ acked: 3, shards: [{ shard: 0, seq: 1 }] });
-    const entry = await h.store.inner.head('tables/ack/shards/0/wal/00000000000000000001.arrow');
+    const entry = await h.store.inner.head(walKey('ack', 0, 1));
     expect(entry?.size).toBeGreaterThan(0);
   });
 

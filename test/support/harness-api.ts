@@ -5,8 +5,9 @@
 import { openApi } from '../../functions/app.ts';
 import { withDashboard } from '../../functions/dashboard.ts';
 import { startServer } from '../../functions/server.ts';
-import type { Harness } from './harness.ts';
-import { type Call, httpClient } from './http-client.ts';
+import type { Logger } from '../../shared/log.ts';
+import { type ConfigOverrides, createHarness, type Harness } from './harness.ts';
+import { type Call, httpClient, type TestTokens, testTokens } from './http-client.ts';
 
 export interface ServedHarness {
   url: string;
@@ -27,6 +28,30 @@ export async function serveHarness(
     async close() {
       await http.close();
       await api.close();
+    },
+  };
+}
+
+export interface TestApi extends ServedHarness {
+  h: Harness;
+  tokens: TestTokens;
+}
+
+/** A harness that accepts fresh test tokens, served over HTTP; closing it closes both. */
+export async function serveTestApi(
+  overrides: ConfigOverrides = {},
+  options: { dashboard?: boolean; log?: Logger } = {},
+): Promise<TestApi> {
+  const tokens = testTokens();
+  const h = await createHarness({ ...overrides, tokens: JSON.parse(tokens.env) }, { log: options.log });
+  const served = await serveHarness(h, { dashboard: options.dashboard });
+  return {
+    ...served,
+    h,
+    tokens,
+    async close() {
+      await served.close();
+      await h.close();
     },
   };
 }

@@ -80,3 +80,16 @@ export async function serveProcess(
     },
   };
 }
+
+/** The rows the server counted as written, in upserts that it acked. */
+export async function upsertedRows(served: ServedProcess): Promise<number> {
+  const res = await served.call('GET', '/metrics', { token: served.tokens.read });
+  const line = res.bytes
+    .toString()
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('sluice_write_rows_total{') && l.includes('op="upsert"') && l.includes('outcome="ok"'),
+    );
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}

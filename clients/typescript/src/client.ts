@@ -95,6 +95,18 @@ export interface FollowOptions {
 const FINAL_MERGE_STATES = new Set(['completed', 'failed']);
 const table = (name: string) => `/v1/tables/${encodeURIComponent(name)}`;
 
+/** Every item of a paginated listing, page by page, following `next` until the last page. */
+async function* everyPage<T>(
+  page: (after: string | null) => Promise<{ items: T[]; next: string | null }>,
+): AsyncGenerator<T> {
+  let after: string | null = null;
+  do {
+    const current: { items: T[]; next: string | null } = await page(after);
+    yield* current.items;
+    after = current.next;
+  } while (after);
+}
+
 export class SluiceClient {
   readonly transport: Transport;
 
@@ -117,13 +129,8 @@ export class SluiceClient {
     return this.transport.json({ method: 'GET', path: '/v1/tables', query: { after, limit }, signal });
   }
 
-  async *listTables(signal?: AbortSignal): AsyncGenerator<TableDescription> {
-    let after: string | null = null;
-    do {
-      const page: TablePage = await this.listTablesPage({ after, signal });
-      yield* page.items;
-      after = page.next;
-    } while (after);
+  listTables(signal?: AbortSignal): AsyncGenerator<TableDescription> {
+    return everyPage((after) => this.listTablesPage({ after, signal }));
   }
 
   dropTable(name: string, signal?: AbortSignal): Promise<DroppedTable> {
@@ -274,13 +281,8 @@ export class SluiceClient {
     return this.transport.json({ method: 'GET', path: '/v1/dead-letters', query: { after, limit }, signal });
   }
 
-  async *deadLetters(signal?: AbortSignal): AsyncGenerator<DeadLetter> {
-    let after: string | null = null;
-    do {
-      const page: DeadLetterPage = await this.deadLettersPage({ after, signal });
-      yield* page.items;
-      after = page.next;
-    } while (after);
+  deadLetters(signal?: AbortSignal): AsyncGenerator<DeadLetter> {
+    return everyPage((after) => this.deadLettersPage({ after, signal }));
   }
 
   deadLetter(id: string, signal?: AbortSignal): Promise<DeadLetter> {

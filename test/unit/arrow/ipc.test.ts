@@ -9,6 +9,7 @@ import {
 } from '../../../shared/arrow/ipc.ts';
 import { jsonRowsToTable, tableToJsonRows } from '../../../shared/arrow/json-rows.ts';
 import { parseTableSchema, toArrowSchema } from '../../../shared/arrow/schema.ts';
+import { generationKey } from '../../../shared/table/paths.ts';
 import {
   concatBytes,
   float64Column,
@@ -44,10 +45,10 @@ describe('IPC encode and decode', () => {
       stream.subarray(0, stream.length - 8),
       new Uint8Array(0),
     ]) {
-      expect(() => decodeIpc(bytes, 'tables/t/shards/0/gen/1.arrow')).toThrow(
+      expect(() => decodeIpc(bytes, generationKey('t', 0, 1))).toThrow(
         expect.objectContaining({
           code: 'DATA_CORRUPT',
-          details: expect.objectContaining({ source: 'tables/t/shards/0/gen/1.arrow' }),
+          details: expect.objectContaining({ source: generationKey('t', 0, 1) }),
         }),
       );
     }

@@ -25,7 +25,7 @@ import { decodeArrowStreamForTable, encodeIpcFile, encodeIpcStream } from '../..
 import { jsonRowsToTable } from '../../../shared/arrow/json-rows.ts';
 import { type ErrorCode, SluiceError } from '../../../shared/errors.ts';
 import { TableCatalog } from '../../../shared/table/catalog.ts';
-import { walKey } from '../../../shared/table/paths.ts';
+import { tableConfigKey, walKey } from '../../../shared/table/paths.ts';
 import type { TableDef } from '../../../shared/table/table-def.ts';
 import {
   type Column,
@@ -647,10 +647,10 @@ describe('bad input writes nothing (I9)', () => {
     const points = await catalog.create(pointsCreate);
     await ingest(points, { arrow: streamOf(valid()) });
     expect(store.keys()).toEqual([
-      'tables/events/shards/0/wal/00000000000000000001.arrow',
-      'tables/events/table.json',
-      'tables/points/shards/0/wal/00000000000000000001.arrow',
-      'tables/points/table.json',
+      walKey('events', 0, 1),
+      tableConfigKey('events'),
+      walKey('points', 0, 1),
+      tableConfigKey('points'),
     ]);
   });
 
@@ -692,16 +692,16 @@ describe('bad input writes nothing (I9)', () => {
         const error = await refusal(() => ingest(def, { arrow: whole.subarray(0, length) }));
         expect(error.code, `cut at ${length} of ${whole.length}`).toBe('INVALID_ROWS');
       }
-      expect(store.keys()).toEqual(['tables/points/table.json']);
+      expect(store.keys()).toEqual([tableConfigKey('points')]);
     });
   });
 
   it('a refused definition leaves an existing table as it was', async () => {
     await catalog.create(sampleCreate());
-    const stored = await store.get('tables/events/table.json');
+    const stored = await store.get(tableConfigKey('events'));
     await expect(catalog.create(sampleCreate({ shards: 0 }))).rejects.toMatchObject({
       code: 'INVALID_SETTINGS',
     });
-    expect(await store.get('tables/events/table.json')).toEqual(stored);
+    expect(await store.get(tableConfigKey('events'))).toEqual(stored);
   });
 });

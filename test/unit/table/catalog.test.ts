@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isSluiceError } from '../../../shared/errors.ts';
 import { TableCatalog } from '../../../shared/table/catalog.ts';
-import { walKey } from '../../../shared/table/paths.ts';
+import { tableConfigKey, tablesPrefix, walKey } from '../../../shared/table/paths.ts';
 import { DEFAULT_SHARDS, parseCreateTable, tableDefToJSON } from '../../../shared/table/table-def.ts';
 import { MemoryStore } from '../../support/memory-store.ts';
 import { defaultSettings, sampleCreate } from '../../support/sample-table.ts';
@@ -21,14 +21,14 @@ describe('table catalog', () => {
     it('stores tables/{name}/table.json with the full definition and returns it', async () => {
       const now = new Date('2026-01-02T03:04:05.000Z');
       const def = await catalog.create(sampleCreate({ settings: { mergeAfterGenerations: 3 } }), { now });
-      expect(store.keys()).toEqual(['tables/events/table.json']);
+      expect(store.keys()).toEqual([tableConfigKey('events')]);
       expect(def).toMatchObject({
         name: 'events',
         shards: DEFAULT_SHARDS,
         createdAt: '2026-01-02T03:04:05.000Z',
       });
       expect(def.settings).toEqual({ ...defaultSettings, mergeAfterGenerations: 3 });
-      const stored = JSON.parse(Buffer.from((await store.get('tables/events/table.json'))!.body).toString());
+      const stored = JSON.parse(Buffer.from((await store.get(tableConfigKey('events')))!.body).toString());
       expect(stored).toEqual(tableDefToJSON(def));
       expect(stored).toMatchObject({ formatVersion: 1, primaryKey: ['id'], shards: 4 });
     });
@@ -70,7 +70,7 @@ describe('table catalog', () => {
       const json = tableDefToJSON(def);
       const { maxGenerationRows: _dropped, ...olderSettings } = json.settings;
       await store.put(
-        'tables/events/table.json',
+        tableConfigKey('events'),
         encoder.encode(JSON.stringify({ ...json, settings: olderSettings })),
       );
       expect((await catalog.get('events')).settings).toEqual(defaultSettings);
@@ -110,10 +110,10 @@ describe('table catalog', () => {
           : body instanceof Buffer
             ? body
             : encoder.encode(JSON.stringify(body));
-      await store.put('tables/events/table.json', bytes);
+      await store.put(tableConfigKey('events'), bytes);
       await expect(catalog.get('events')).rejects.toMatchObject({
         code: 'DATA_CORRUPT',
-        details: expect.objectContaining({ table: 'events', key: 'tables/events/table.json' }),
+        details: expect.objectContaining({ table: 'events', key: tableConfigKey('events') }),
       });
     });
   });
@@ -150,8 +150,8 @@ describe('table catalog', () => {
 
     it('skips over the data objects of each table instead of listing them', async () => {
       for (let seq = 1; seq <= 50; seq++) await store.put(walKey('a', 0, seq), Uint8Array.of(seq));
-      await store.put('tables/orphan/shards/0/wal/00000000000000000001.arrow', Uint8Array.of(1));
-      await store.put('tables/stray-file', Uint8Array.of(1));
+      await store.put(walKey('orphan', 0, 1), Uint8Array.of(1));
+      await store.put(`${tablesPrefix()}stray-file`, Uint8Array.of(1));
       let listed = 0;
       const counting = new Proxy(store, {
         get(target, prop, receiver) {

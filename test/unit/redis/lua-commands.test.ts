@@ -5,12 +5,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_SETTLE } from '../../shared/idempotency.ts';
-import { type LuaCommand, luaSource } from '../../shared/redis/lua-commands.ts';
-import { TAKE_DUE_WATCHES } from '../../shared/redis/seal-watch.ts';
-import { SHARD_COMMANDS } from '../../shared/redis/shard-commands.ts';
-import { SHARD_KEY_ORDER, shardKeyList, shardKeys } from '../../shared/redis/shard-keys.ts';
-import { LEDGER_SWAP } from '../../shared/scheduler/failure-ledger.ts';
+import { IDEMPOTENCY_SETTLE } from '../../../shared/idempotency.ts';
+import { type LuaCommand, luaSource } from '../../../shared/redis/lua-commands.ts';
+import { TAKE_DUE_WATCHES } from '../../../shared/redis/seal-watch.ts';
+import { SHARD_COMMANDS } from '../../../shared/redis/shard-commands.ts';
+import { SHARD_KEY_ORDER, shardKeyList, shardKeys } from '../../../shared/redis/shard-keys.ts';
+import { LEDGER_SWAP } from '../../../shared/scheduler/failure-ledger.ts';
 
 const COMMANDS: readonly LuaCommand<string, unknown>[] = [
   ...SHARD_COMMANDS,
@@ -18,7 +18,7 @@ const COMMANDS: readonly LuaCommand<string, unknown>[] = [
   IDEMPOTENCY_SETTLE,
   TAKE_DUE_WATCHES,
 ];
-const COMMANDS_DIR = new URL('../../shared/redis/commands/', import.meta.url);
+const COMMANDS_DIR = new URL('../../../shared/redis/commands/', import.meta.url);
 
 /** A .lua file as written: what its header states, its code, and the files it includes. */
 interface LuaFile {
@@ -114,10 +114,10 @@ describe('Lua commands', () => {
   it('are the only Lua: no .ts file of shared/, jobs/ or functions/ calls redis.call', () => {
     const roots = ['shared', 'jobs', 'functions'];
     const offenders = roots.flatMap((root) =>
-      readdirSync(new URL(`../../${root}/`, import.meta.url), { recursive: true, encoding: 'utf8' })
+      readdirSync(new URL(`../../../${root}/`, import.meta.url), { recursive: true, encoding: 'utf8' })
         .filter((f) => f.endsWith('.ts'))
         .filter((f) =>
-          readFileSync(new URL(`../../${root}/${f}`, import.meta.url), 'utf8').includes('redis.call('),
+          readFileSync(new URL(`../../../${root}/${f}`, import.meta.url), 'utf8').includes('redis.call('),
         ),
     );
     expect(offenders).toEqual([]);

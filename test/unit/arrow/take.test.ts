@@ -31,9 +31,9 @@ import {
   vectorFromArray,
 } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { concatBatches, takeRows } from '../../shared/arrow/take.ts';
-import { isSluiceError } from '../../shared/errors.ts';
-import { seededRandom } from '../support/random.ts';
+import { concatBatches, takeRows } from '../../../shared/arrow/take.ts';
+import { isSluiceError } from '../../../shared/errors.ts';
+import { seededRandom } from '../../support/random.ts';
 
 // ---------------------------------------------------------------------------------------
 // Building sources and the naive reference

@@ -2,15 +2,17 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.ts';
-import { type FaultPlan, followFaultPlan } from '../../shared/store/fault-plan.ts';
-import { FaultyStore } from '../../shared/store/faulty-store.ts';
-import { FsStore } from '../../shared/store/fs-store.ts';
-import { openStore } from '../../shared/store/open-store.ts';
-import { createTempDir, type TempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { loadConfig } from '../../../shared/config.ts';
+import { type FaultPlan, followFaultPlan } from '../../../shared/store/fault-plan.ts';
+import { FaultyStore } from '../../../shared/store/faulty-store.ts';
+import { FsStore } from '../../../shared/store/fs-store.ts';
+import { openStore } from '../../../shared/store/open-store.ts';
+import { tableConfigKey, walKey, walPrefix } from '../../../shared/table/paths.ts';
+import { everyTableGlob, prefixGlob } from '../../support/key-globs.ts';
+import { createTempDir, type TempDir } from '../../support/temp-dir.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
-const WAL_KEY = 'tables/t/shards/0/wal/00000000000000000001.arrow';
+const WAL_KEY = walKey('t', 0, 1);
 const ONE_BYTE = new Uint8Array([1]);
 
 describe('store fault plan (SLUICE_STORE_FAULT_PLAN)', () => {
@@ -40,7 +42,13 @@ describe('store fault plan (SLUICE_STORE_FAULT_PLAN)', () => {
     const plan = await planFile({
       startedAt: Date.now() - 1_000,
       episodes: [
-        { atMs: 0, forMs: 600_000, op: 'putIfAbsent', key: 'tables/*/shards/*/wal/*', fault: 'fail' },
+        {
+          atMs: 0,
+          forMs: 600_000,
+          op: 'putIfAbsent',
+          key: `${prefixGlob(walPrefix, '*', '*')}*`,
+          fault: 'fail',
+        },
       ],
     });
     const store = openStore(
@@ -52,7 +60,7 @@ describe('store fault plan (SLUICE_STORE_FAULT_PLAN)', () => {
       code: 'STORE_UNAVAILABLE',
       details: { injected: 'fail' },
     });
-    await expect(store.putIfAbsent('tables/t/table.json', ONE_BYTE)).resolves.toBeDefined();
+    await expect(store.putIfAbsent(tableConfigKey('t'), ONE_BYTE)).resolves.toBeDefined();
     await store.close();
   });
 
@@ -82,7 +90,7 @@ describe('store fault plan (SLUICE_STORE_FAULT_PLAN)', () => {
   });
 
   it('refuses an episode that would inject nothing, before any timer could throw', async () => {
-    const plan = await planFile({ startedAt: 0, episodes: [{ atMs: 0, forMs: 10, key: 'tables/**' }] });
+    const plan = await planFile({ startedAt: 0, episodes: [{ atMs: 0, forMs: 10, key: everyTableGlob() }] });
     const config = loadConfig({ SLUICE_STORE_FAULT_PLAN: plan }, { storeUrl: `file://${dir.path}/store` });
     expect(() => openStore(config)).toThrow(
       expect.objectContaining({

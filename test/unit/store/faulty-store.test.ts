@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FaultyStore } from '../../shared/store/faulty-store.ts';
-import { FsStore } from '../../shared/store/fs-store.ts';
-import type { ObjectMeta } from '../../shared/store/object-store.ts';
+import { FaultyStore } from '../../../shared/store/faulty-store.ts';
+import { FsStore } from '../../../shared/store/fs-store.ts';
+import type { ObjectMeta } from '../../../shared/store/object-store.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (body: Uint8Array | undefined) => new TextDecoder().decode(body);

@@ -1,7 +1,7 @@
 /** When the client tries a request again, and how long it waits first. */
 import { describe, expect, it } from 'vitest';
-import { SluiceApiError } from '../../clients/typescript/src/errors.ts';
-import { isRetryable, type RetryPolicy, retryDelayMs } from '../../clients/typescript/src/retry.ts';
+import { SluiceApiError } from '../../../clients/typescript/src/errors.ts';
+import { isRetryable, type RetryPolicy, retryDelayMs } from '../../../clients/typescript/src/retry.ts';
 
 const policy: RetryPolicy = { attempts: 8, baseMs: 100, maxMs: 2000 };
 const error = (code: SluiceApiError['code'], status: number) => new SluiceApiError(code, code, status);

@@ -1,6 +1,6 @@
 /** The load's window: batches acked out of order are reported in order, never more than `width` ahead. */
 import { describe, expect, it } from 'vitest';
-import { AckWindow } from '../../clients/typescript/src/cli/ack-window.ts';
+import { AckWindow } from '../../../../clients/typescript/src/cli/ack-window.ts';
 
 interface Pending {
   index: number;

@@ -5,9 +5,9 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.ts';
-import { isSluiceError } from '../../shared/errors.ts';
-import { clusterSeeds, createRedis, type RedisClient } from '../../shared/redis/connection.ts';
+import { loadConfig } from '../../../shared/config.ts';
+import { isSluiceError } from '../../../shared/errors.ts';
+import { clusterSeeds, createRedis, type RedisClient } from '../../../shared/redis/connection.ts';
 
 /** Built, looked at, and dropped before it gets anywhere: nothing listens on these ports. */
 function inspect(client: RedisClient): RedisClient {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { S3Store } from '../../shared/store/s3-store.ts';
+import { S3Store } from '../../../shared/store/s3-store.ts';
 
 type Responder = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutGenerations } from '../../shared/lsm/generation-cut.ts';
+import { cutGenerations } from '../../../shared/lsm/generation-cut.ts';
 
 const entries = (n: number, bytes: number, rows: number) =>
   Array.from({ length: n }, (_, i) => ({ seq: i + 1, bytes, rows }));

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.ts';
-import { FsStore } from '../../shared/store/fs-store.ts';
-import { openStore, parseStoreUrl } from '../../shared/store/open-store.ts';
-import { S3Store } from '../../shared/store/s3-store.ts';
+import { loadConfig } from '../../../shared/config.ts';
+import { FsStore } from '../../../shared/store/fs-store.ts';
+import { openStore, parseStoreUrl } from '../../../shared/store/open-store.ts';
+import { S3Store } from '../../../shared/store/s3-store.ts';
 
 describe('store URL', () => {
   it.each([

@@ -5,10 +5,10 @@
  */
 import { QueueKeys } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { QUEUE, queueOptions, queuePrefix } from '../../jobs/queues.ts';
-import { loadConfig } from '../../shared/config.ts';
-import { shardKeys } from '../../shared/redis/shard-keys.ts';
-import { hashTag } from '../support/hash-tag.ts';
+import { QUEUE, queueOptions, queuePrefix } from '../../../jobs/queues.ts';
+import { loadConfig } from '../../../shared/config.ts';
+import { shardKeys } from '../../../shared/redis/shard-keys.ts';
+import { hashTag } from '../../support/hash-tag.ts';
 
 describe('Redis Cluster hash tags', () => {
   const config = loadConfig({}, { redisPrefix: 'sluice' });

@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FaultyStore } from '../../shared/store/faulty-store.ts';
-import { FsStore } from '../../shared/store/fs-store.ts';
-import { RESERVED_SEGMENT } from '../../shared/store/object-key.ts';
-import { createTempDir, type TempDir } from '../support/temp-dir.ts';
+import { FaultyStore } from '../../../shared/store/faulty-store.ts';
+import { FsStore } from '../../../shared/store/fs-store.ts';
+import { RESERVED_SEGMENT } from '../../../shared/store/object-key.ts';
+import { createTempDir, type TempDir } from '../../support/temp-dir.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (body: Uint8Array | undefined) => new TextDecoder().decode(body);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missingSeqs, planFrontier } from '../../shared/wal/frontier.ts';
+import { missingSeqs, planFrontier } from '../../../shared/wal/frontier.ts';
 
 const present = (...seqs: number[]) => seqs.map((seq) => ({ seq, bytes: 10 }));
 

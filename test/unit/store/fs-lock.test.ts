@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireFileLock } from '../../shared/store/fs-lock.ts';
+import { acquireFileLock } from '../../../shared/store/fs-lock.ts';
 
 describe('file lock (the file store’s per-key compare-and-swap guard)', () => {
   let dir: string;
