@@ -68,11 +68,16 @@ export class TableDrops {
 
   /**
    * Fills one shard's copy of the flag from the store when Redis has none (first write, or
-   * Redis lost it); never overwrites one a drop set.
+   * Redis lost it), and the table's flag with it, as `isDropped` would; never overwrites
+   * one a drop set.
    */
   async fillShardFlag(table: string, shard: number, signal?: AbortSignal): Promise<void> {
-    const dropped = (await this.droppedAt(table, signal)) !== null;
-    await this.deps.redis.set(shardKeys(this.deps.prefix, table, shard).dropped, dropped ? '1' : '0', 'NX');
+    const value = (await this.droppedAt(table, signal)) !== null ? '1' : '0';
+    const { redis, prefix } = this.deps;
+    await Promise.all([
+      redis.set(shardKeys(prefix, table, shard).dropped, value, 'NX'),
+      redis.set(this.redisKey(table), value, 'NX'),
+    ]);
   }
 
   /** When the store says `table` was dropped, or null. */
