@@ -30,7 +30,7 @@ describe('DirectorySyncs', () => {
     await expect(done).resolves.toBeUndefined();
   });
 
-  it('answers callers that arrive during an fsync with one fsync that begins after it ends', async () => {
+  it('I1: answers callers that arrive during an fsync with one fsync that begins after it ends', async () => {
     const { syncs, started, tick } = heldSyncs();
     const answered: string[] = [];
     const first = syncs.sync('/a').then(() => answered.push('first'));
