@@ -76,14 +76,23 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
     return c.json(outcome.result);
   };
 
+  /**
+   * A write learns of a drop from its WAL allocation; a replayed one writes nothing, so it
+   * asks first.
+   */
+  const writeTable = (c: Ctx) =>
+    c.req.header('idempotency-key') === undefined
+      ? sluice.tableForWrite(tableParam(c))
+      : sluice.table(tableParam(c));
+
   app.post('/v1/tables/:t/rows', requireScope('write'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await writeTable(c);
     const body = await readRows(c, def, limits);
     return ack(c, def.name, body, () => sluice.append(def.name, body.value));
   });
 
   app.delete('/v1/tables/:t/rows', requireScope('write'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await writeTable(c);
     const body = await readKeys(c, limits);
     return ack(c, def.name, body, () => sluice.delete(def.name, body.value));
   });

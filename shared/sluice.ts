@@ -93,18 +93,19 @@ export class Sluice {
     this.cache = new ObjectCache(deps.store, deps.config.limits.readCacheBytes);
     this.samplerIndex = new SamplerIndex(deps.redis, deps.config.redisPrefix);
     this.sealWatch = new SealWatch(deps.redis, deps.config.redisPrefix);
+    const { redis, log } = deps;
+    const prefix = deps.config.redisPrefix;
+    this.drops = new TableDrops({ redis, prefix, store: deps.store });
     this.wal = new WalWriter({
       ...deps,
       manifests: this.manifests,
       shardState: this.shardState,
       sealWatch: this.sealWatch,
+      drops: this.drops,
     });
-    const { redis, log } = deps;
-    const prefix = deps.config.redisPrefix;
     const counters = this.schedulerCounters;
     this.ledger = new FailureLedger({ redis, prefix, settings: deps.config.scheduler, log, counters });
     this.drains = new DrainFlags({ redis, prefix, store: deps.store });
-    this.drops = new TableDrops({ redis, prefix, store: deps.store });
   }
 
   /**
@@ -118,6 +119,14 @@ export class Sluice {
       throw dropNotFound(def.name);
     }
     return def;
+  }
+
+  /**
+   * The table a write goes to, without asking whether it was dropped: the WAL allocation
+   * refuses a dropped table itself (TableDrops), so a write makes no Redis call for it.
+   */
+  async tableForWrite(name: string): Promise<TableDef> {
+    return this.cachedTable(name);
   }
 
   /** Drops a table: reads and writes answer TABLE_NOT_FOUND at once; the sampler purges its data after the GC grace. */
@@ -139,14 +148,19 @@ export class Sluice {
 
   append(tableName: string, rows: Table | RecordBatch): Promise<AppendResult> {
     return measureWrite('upsert', rows.numRows, async () =>
-      appendRows(this.wal, await this.table(tableName), rows),
+      appendRows(this.wal, await this.writeTarget(tableName, rows.numRows), rows),
     );
   }
 
   delete(tableName: string, keys: readonly unknown[]): Promise<AppendResult> {
     return measureWrite('delete', keys.length, async () =>
-      deleteKeys(this.wal, await this.table(tableName), keys),
+      deleteKeys(this.wal, await this.writeTarget(tableName, keys.length), keys),
     );
+  }
+
+  /** A write of no rows reaches no allocation, so it asks about the drop here. */
+  private writeTarget(name: string, rows: number): Promise<TableDef> {
+    return rows === 0 ? this.table(name) : this.tableForWrite(name);
   }
 
   async lookup(

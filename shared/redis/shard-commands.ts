@@ -7,13 +7,13 @@ import { SHARD_KEY_ORDER, type ShardKeyName } from './shard-keys.ts';
 
 type ShardCommand<R> = LuaCommand<ShardKeyName, R>;
 
-export const ALLOCATE: ShardCommand<[string, ...string[]]> = luaCommand('allocate-9.lua', SHARD_KEY_ORDER);
-export const COMPLETE: ShardCommand<[string, string]> = luaCommand('complete-9.lua', SHARD_KEY_ORDER);
-export const SYNC: ShardCommand<number> = luaCommand('sync-9.lua', SHARD_KEY_ORDER);
-export const CACHE_POISON: ShardCommand<number> = luaCommand('cache-poison-9.lua', SHARD_KEY_ORDER);
-export const RECORD_SEAL: ShardCommand<number> = luaCommand('record-seal-9.lua', SHARD_KEY_ORDER);
+export const ALLOCATE: ShardCommand<[string, ...string[]]> = luaCommand('allocate-10.lua', SHARD_KEY_ORDER);
+export const COMPLETE: ShardCommand<[string, string]> = luaCommand('complete-10.lua', SHARD_KEY_ORDER);
+export const SYNC: ShardCommand<number> = luaCommand('sync-10.lua', SHARD_KEY_ORDER);
+export const CACHE_POISON: ShardCommand<number> = luaCommand('cache-poison-10.lua', SHARD_KEY_ORDER);
+export const RECORD_SEAL: ShardCommand<number> = luaCommand('record-seal-10.lua', SHARD_KEY_ORDER);
 export const RECORD_SEALED_COUNT: ShardCommand<number> = luaCommand(
-  'record-sealed-count-9.lua',
+  'record-sealed-count-10.lua',
   SHARD_KEY_ORDER,
 );
 

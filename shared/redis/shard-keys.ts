@@ -27,6 +27,12 @@ export interface ShardKeys {
    * began; that writer requests the seal, every other one knows a seal will come.
    */
   sealArmed: string;
+  /**
+   * This shard's copy of the table's drop flag, "1" or "0", so the allocation refuses a
+   * dropped table without a Redis call of its own; absent until a writer filled it from the
+   * store. The drop sets it on every shard after writing its marker (docs/design.md, "Write").
+   */
+  dropped: string;
 }
 
 export function shardKeys(prefix: string, table: string, shard: number): ShardKeys {
@@ -41,13 +47,14 @@ export function shardKeys(prefix: string, table: string, shard: number): ShardKe
     poison: `${base}:poison`,
     poisonVersion: `${base}:poison-version`,
     sealArmed: `${base}:seal-armed`,
+    dropped: `${base}:dropped`,
   };
 }
 
 export type ShardKeyName = keyof ShardKeys;
 
 /**
- * KEYS[1..9] of every shard command (shared/redis/commands/*-9.lua): their headers name
+ * KEYS[1..10] of every shard command (shared/redis/commands/*-10.lua): their headers name
  * these keys at these positions, and a unit test holds them to it.
  */
 export const SHARD_KEY_ORDER: readonly ShardKeyName[] = [
@@ -60,6 +67,7 @@ export const SHARD_KEY_ORDER: readonly ShardKeyName[] = [
   'sealedVersion',
   'poisonVersion',
   'sealArmed',
+  'dropped',
 ];
 
 /** Every key of the shard, in `SHARD_KEY_ORDER`. */

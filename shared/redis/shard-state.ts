@@ -29,6 +29,9 @@ export type Allocation =
       armedSeal: boolean;
     }
   | { kind: 'uninitialized' }
+  | { kind: 'dropped' }
+  /** The shard's copy of the drop flag is absent: fill it from the store (`TableDrops.fillShardFlag`). */
+  | { kind: 'dropUnknown' }
   | { kind: 'poisoned'; poison: PoisonRecord }
   | { kind: 'backpressure'; reason: 'generations' | 'bytes'; value: number };
 
@@ -75,7 +78,8 @@ export class ShardState {
    * overloaded. `seqFloor` is the highest seq the store has sealed: a Redis restored from an
    * old snapshot would otherwise hand out seqs whose entries GC already deleted, and a write
    * there would be acked below the sealed range, where no seal or read ever looks.
-   * The first allocation after a seal began arms the next seal (see `disarmSeal`).
+   * The first allocation after a seal began arms the next seal (see `disarmSeal`). The
+   * shard's copy of the drop flag is checked here, so a write asks Redis nothing else.
    */
   async allocate(
     table: string,
@@ -102,6 +106,10 @@ export class ShardState {
         };
       case 'UNINITIALIZED':
         return { kind: 'uninitialized' };
+      case 'DROPPED':
+        return { kind: 'dropped' };
+      case 'DROP_UNKNOWN':
+        return { kind: 'dropUnknown' };
       case 'POISONED':
         return { kind: 'poisoned', poison: JSON.parse(rest[0] ?? '{}') as PoisonRecord };
       default:

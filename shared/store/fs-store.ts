@@ -4,7 +4,8 @@
  * Every write lands whole: the bytes go to a temp file under `.tmp/`, which is fsynced and
  * then linked (put-if-absent) or renamed (put, put-if-match) to the key's path, and the
  * parent directory is fsynced before the write returns (I1: an ack means the object
- * survives a crash). Replacing writes and deletes hold a per-key lock file, so a
+ * survives a crash); writes that wait for an fsync of one directory at once share it
+ * (`DirectorySyncs`). Replacing writes and deletes hold a per-key lock file, so a
  * put-if-match is a compare-and-swap across every process sharing the directory.
  * Put-if-absent needs no lock: link() fails atomically when the name is taken, and a
  * replacing rename never leaves the name empty for it to slip in.
@@ -26,6 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { SluiceError } from '../errors.ts';
 import { abortedError, isAbortError, throwIfAborted } from './abort.ts';
 import { assertValidRange, clampRange } from './byte-range.ts';
+import { DirectorySyncs } from './directory-syncs.ts';
 import { errnoCode } from './errno.ts';
 import { acquireFileLock, type FileLock } from './fs-lock.ts';
 import { pageSizeOf } from './list-options.ts';
@@ -73,6 +75,8 @@ export class FsStore implements ObjectStore {
   private readonly tempDir: string;
   /** Directories whose entry in their parent is known to be durable, by absolute path. */
   private readonly durableDirs = new Map<string, Promise<void>>();
+  /** The fsyncs of a directory after writes in it, shared by the writes that wait at once. */
+  private readonly dirSyncs: DirectorySyncs;
   /** Listed directories this store fsynced, with the ctime each had just before. */
   private readonly syncedDirs = new Map<string, { ctimeNs: bigint; settled: boolean }>();
 
@@ -80,6 +84,7 @@ export class FsStore implements ObjectStore {
   constructor(root: string, options: FsStoreOptions = {}) {
     this.root = resolve(root);
     this.options = { ...DEFAULTS, ...options };
+    this.dirSyncs = new DirectorySyncs(this.options.syncDirectory);
     this.url = pathToFileURL(this.root).href;
     this.tempDir = join(this.root, RESERVED_SEGMENT);
     try {
@@ -125,7 +130,7 @@ export class FsStore implements ObjectStore {
       await this.ensureDir(dirname(path));
       const temp = await this.writeTemp(body, options.signal);
       await this.replaceLocked(key, path, temp, options.signal, async () => undefined);
-      await this.options.syncDirectory(dirname(path));
+      await this.dirSyncs.sync(dirname(path));
       return metaOf(key, temp.stat);
     });
   }
@@ -170,7 +175,7 @@ export class FsStore implements ObjectStore {
           });
         }
       });
-      await this.options.syncDirectory(dirname(path));
+      await this.dirSyncs.sync(dirname(path));
       return metaOf(key, temp.stat);
     });
   }
@@ -184,7 +189,7 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'delete');
       const removed = await this.withKeyLock(key, options.signal, () => unlinkIfPresent(path));
-      if (removed) await this.options.syncDirectory(dirname(path));
+      if (removed) await this.dirSyncs.sync(dirname(path));
     });
   }
 
@@ -294,7 +299,7 @@ export class FsStore implements ObjectStore {
       }
     }
     // I1: whoever created the directory, its entry must be durable before anything inside it is acked.
-    await this.options.syncDirectory(parent);
+    await this.dirSyncs.sync(parent);
   }
 
   private publish(key: string, temp: TempFile, signal: AbortSignal | undefined): Promise<ObjectMeta> {
@@ -309,7 +314,7 @@ export class FsStore implements ObjectStore {
         if (errnoCode(err) === 'EEXIST') throw await this.existingObjectError(key, path);
         throw err;
       }
-      await this.options.syncDirectory(dirname(path));
+      await this.dirSyncs.sync(dirname(path));
       return metaOf(key, temp.stat);
     });
   }

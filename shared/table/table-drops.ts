@@ -4,7 +4,9 @@
  * definitions it has cached, refuses the table from its next request on. Redis answers
  * unless it has no value — never asked, or lost with Redis — and then the store does, and
  * its answer is cached with SET NX; the drop writes the store first and then sets Redis
- * unconditionally, so a cache fill racing it cannot hide it.
+ * unconditionally, so a cache fill racing it cannot hide it. Each shard holds a copy of the
+ * flag in its own hash slot (`ShardKeys.dropped`), filled and set by the same rules, which
+ * the WAL allocation reads: a write learns of a drop without a Redis call of its own.
  *
  * The data stays until the GC grace period has passed since the drop, for readers still
  * using it; then the purge deletes every object under the table's prefix, the definition
@@ -46,10 +48,12 @@ export class TableDrops {
     try {
       await this.deps.store.putIfAbsent(tableDroppedKey(table.name), body);
     } catch (err) {
-      if (err instanceof SluiceError && err.code === 'PRECONDITION_FAILED') throw notFound(table.name);
-      throw err;
+      if (!(err instanceof SluiceError && err.code === 'PRECONDITION_FAILED')) throw err;
+      // An earlier drop may have died before it told Redis.
+      await this.setFlags(table);
+      throw notFound(table.name);
     }
-    await this.deps.redis.set(this.redisKey(table.name), '1');
+    await this.setFlags(table);
     return { name: table.name, droppedAt, purgeAfter: new Date(now.getTime() + graceMs).toISOString() };
   }
 
@@ -60,6 +64,20 @@ export class TableDrops {
     const dropped = (await this.droppedAt(table, signal)) !== null;
     await this.deps.redis.set(key, dropped ? '1' : '0', 'NX');
     return dropped;
+  }
+
+  /**
+   * Fills one shard's copy of the flag from the store when Redis has none (first write, or
+   * Redis lost it), and the table's flag with it, as `isDropped` would; never overwrites
+   * one a drop set.
+   */
+  async fillShardFlag(table: string, shard: number, signal?: AbortSignal): Promise<void> {
+    const value = (await this.droppedAt(table, signal)) !== null ? '1' : '0';
+    const { redis, prefix } = this.deps;
+    await Promise.all([
+      redis.set(shardKeys(prefix, table, shard).dropped, value, 'NX'),
+      redis.set(this.redisKey(table), value, 'NX'),
+    ]);
   }
 
   /** When the store says `table` was dropped, or null. */
@@ -95,6 +113,17 @@ export class TableDrops {
     }
     await this.deps.store.delete(tableConfigKey(table));
     return true;
+  }
+
+  /** Redis learns of the drop: the table's flag and every shard's copy of it. */
+  private async setFlags(table: TableDef): Promise<void> {
+    const { redis, prefix } = this.deps;
+    await Promise.all([
+      redis.set(this.redisKey(table.name), '1'),
+      ...Array.from({ length: table.shards }, (_, shard) =>
+        redis.set(shardKeys(prefix, table.name, shard).dropped, '1'),
+      ),
+    ]);
   }
 
   private redisKey(table: string): string {

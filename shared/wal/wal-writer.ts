@@ -25,6 +25,7 @@ import { ShardPoisonedError } from '../shard-poison.ts';
 import type { ObjectStore, StagedObject } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
+import { notFound, type TableDrops } from '../table/table-drops.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { syncShard } from './shard-sync.ts';
 import { decodeWalEntry, encodeWalEntry } from './wal-entry.ts';
@@ -36,6 +37,7 @@ export interface WalWriterDeps {
   manifests: ShardManifestStore;
   shardState: ShardState;
   sealWatch: SealWatch;
+  drops: TableDrops;
   scheduler: WorkScheduler;
   log: Logger;
 }
@@ -206,7 +208,8 @@ export class WalWriter {
     const { table, shard } = lane;
     const { limits } = this.deps.config;
     const sealArmMs = sealArmMsOf(table);
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // Enough for a Redis that lost everything: the shard's state, then its drop flag, then the seq.
+    for (let attempt = 0; attempt < 4; attempt++) {
       const floor = await this.seqFloor(table.name, shard);
       const completions = lane.completions.splice(0);
       let allocation: Allocation;
@@ -226,6 +229,11 @@ export class WalWriter {
           lane.unsealedBytes = allocation.unsealedBytes;
           if (allocation.armedSeal) lane.sealWanted = true;
           return { seq: allocation.seq, floorAt: floor.at };
+        case 'dropped':
+          throw notFound(table.name);
+        case 'dropUnknown':
+          await this.deps.drops.fillShardFlag(table.name, shard);
+          break;
         case 'poisoned':
           throw new ShardPoisonedError(table.name, shard, allocation.poison);
         case 'backpressure':

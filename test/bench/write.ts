@@ -9,8 +9,11 @@
  *   process — the file store in a temp dir behind the counting, fault-injecting store, a
  *   Redis prefix of its own, the seal and flush workers running beside the writers. Every
  *   case gets a fresh table of the default shard count, so a batch of 10 keys usually
- *   touches every shard. A JSON write is timed from its parsed rows (`jsonRowsToRecordBatch`
- *   + append: the HTTP path minus HTTP), an Arrow write from a RecordBatch.
+ *   touches every shard (one WAL entry and put each); each local case also runs on a table
+ *   of one shard (`-1shard`, the MemWAL baseline with one shard too), the shape a table of
+ *   small batches and modest rate is best given. A JSON write is timed from its parsed rows
+ *   (`jsonRowsToRecordBatch` + append: the HTTP path minus HTTP), an Arrow write from a
+ *   RecordBatch.
  * - `floor`, `floor-nosync`: a bare put of the same bytes (the batch's WAL entry) to the same
  *   store, one per write, at the same concurrency; with and without fsync.
  * - `lancedb`, `lancedb-serial`, `lancedb-memwal` (write-lance.ts), on the local cases only:
@@ -142,11 +145,11 @@ interface LanceBatches {
 
 const LANCE_BATCHES: Record<number, number> = { 10: 2_000, 1000: 400 };
 
-function buildLanceBatches(lance: Lance, batches: Batches, input: Input, schema: TableSchema): LanceBatches {
+function buildLanceBatches(lance: Lance, batches: Batches, group: Group, schema: TableSchema): LanceBatches {
   const count = Math.min(batches.json.length, LANCE_BATCHES[batches.batchRows]!);
   return {
-    arrow: input === 'arrow' ? batches.arrow.slice(0, count).map((b) => lance.fromSluice(b)) : [],
-    memwal: batches.json.slice(0, count).map((rows) => shardBatch(lance, schema, DEFAULT_SHARDS, rows)),
+    arrow: group.input === 'arrow' ? batches.arrow.slice(0, count).map((b) => lance.fromSluice(b)) : [],
+    memwal: batches.json.slice(0, count).map((rows) => shardBatch(lance, schema, group.shards, rows)),
   };
 }
 
@@ -268,6 +271,7 @@ async function runSluice(
       name: 'bench',
       schema: tableSchema,
       primaryKey: ['id'],
+      shards: group.shards,
     });
     await sluice.append(table.name, jsonRowsToRecordBatch(table.schema, makeRows(-WARMUP_ROWS, WARMUP_ROWS)));
     await sluice.wal.settle();
@@ -412,8 +416,8 @@ async function runLance(
     const withShard = lance.schemaOf(
       jsonRowsToRecordBatch(memwalSchema(parsedSchema), [{ ...makeRow(0), [SHARD_COLUMN]: 0 }]),
     );
-    const warmup = shardBatch(lance, parsedSchema, DEFAULT_SHARDS, makeRows(-WARMUP_ROWS, WARMUP_ROWS));
-    run = await runLanceMemwal(lance, lanceBatches.memwal, DEFAULT_SHARDS, {
+    const warmup = shardBatch(lance, parsedSchema, group.shards, makeRows(-WARMUP_ROWS, WARMUP_ROWS));
+    run = await runLanceMemwal(lance, lanceBatches.memwal, group.shards, {
       ...options,
       schema: withShard,
       warmup,
@@ -437,7 +441,7 @@ async function runLance(
     input: system === 'lancedb-memwal' ? 'arrow' : group.input,
     batchRows: group.batchRows,
     writers: group.writers,
-    ...(system === 'lancedb-memwal' ? { shards: DEFAULT_SHARDS } : {}),
+    ...(system === 'lancedb-memwal' ? { shards: group.shards } : {}),
     ...figures(run.driven, run.rows),
     countedRows: run.countedRows,
     loadAvg1m: round(loadavg()[0]!, 1),
@@ -454,6 +458,8 @@ interface Group {
   batchRows: number;
   writers: number;
   profile: StoreProfile;
+  /** Of the Sluice table and the MemWAL baseline: the default, or one (`-1shard` cases). */
+  shards: number;
   cases: SluiceCase[];
   freshness: boolean;
 }
@@ -472,14 +478,26 @@ function selectGroups(): Group[] {
     for (const input of INPUTS) {
       for (const profile of STORE_PROFILES) {
         for (const writers of WRITERS) {
-          const name = `${input}-${batchRows}rows-${writers}writers${profile === 'local' ? '' : `-${profile}`}`;
-          const group: Group = { name, input, batchRows, writers, profile, cases: [], freshness: false };
-          const modes = profile === 'local' ? [true, false] : [true];
-          group.cases = modes
-            .map((groupCommit) => ({ name: `${name}-${groupCommit ? 'gc' : 'nogc'}`, group, groupCommit }))
-            .filter((c) => selected(c.name) || selected(name));
-          group.freshness = profile === 'local' && writers === 16 && selected(`freshness-${name}`);
-          if (group.cases.length > 0 || group.freshness || selected(name)) groups.push(group);
+          for (const shards of profile === 'local' ? [DEFAULT_SHARDS, 1] : [DEFAULT_SHARDS]) {
+            const name = `${input}-${batchRows}rows-${writers}writers${profile === 'local' ? '' : `-${profile}`}${shards === 1 ? '-1shard' : ''}`;
+            const group: Group = {
+              name,
+              input,
+              batchRows,
+              writers,
+              profile,
+              shards,
+              cases: [],
+              freshness: false,
+            };
+            const modes = profile === 'local' ? [true, false] : [true];
+            group.cases = modes
+              .map((groupCommit) => ({ name: `${name}-${groupCommit ? 'gc' : 'nogc'}`, group, groupCommit }))
+              .filter((c) => selected(c.name) || selected(name));
+            group.freshness =
+              profile === 'local' && writers === 16 && shards !== 1 && selected(`freshness-${name}`);
+            if (group.cases.length > 0 || group.freshness || selected(name)) groups.push(group);
+          }
         }
       }
     }
@@ -544,7 +562,7 @@ export async function* run(): AsyncIterable<BenchResult> {
       }
       if (lance && lanceSchema && group.profile === 'local') {
         const built = batches;
-        const lanceBatches = buildLanceBatches(lance, built, group.input, parsedSchema);
+        const lanceBatches = buildLanceBatches(lance, built, group, parsedSchema);
         const runOne = (system: LanceRun['system']) =>
           runLance(group, built, lanceBatches, lance, lanceSchema, system);
         yield await measured(await runOne('lancedb'));

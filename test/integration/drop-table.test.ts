@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { samplerDeps } from '../../jobs/sampler.ts';
+import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { samplerTick } from '../../shared/scheduler/sampler.ts';
 import { Sluice } from '../../shared/sluice.ts';
 import { tableDroppedKey, tablePrefix } from '../../shared/table/paths.ts';
@@ -74,6 +75,26 @@ describe('dropping a table', () => {
     await expect(writeRows(other, 'events', eventRows(30, 30))).rejects.toMatchObject({
       code: 'TABLE_NOT_FOUND',
     });
+  });
+
+  it('a write learns of the drop from its allocation, also once Redis lost every copy of the flag', async () => {
+    const other = new Sluice({
+      config: h.config,
+      store: h.store,
+      redis: h.redis,
+      scheduler: h.scheduler,
+      log: h.sluice.log,
+    });
+    const def = await other.table('events');
+    expect((await call('DELETE', '/v1/tables/events', { token: tokens.admin })).status).toBe(200);
+    const flags = [0, 1].map((shard) => h.sluice.shardState.keys('events', shard).dropped);
+    expect(await h.redis.mget(...flags)).toEqual(['1', '1']);
+
+    await h.redis.del(...flags);
+    await expect(
+      other.append('events', jsonRowsToRecordBatch(def.schema, eventRows(42, 60))),
+    ).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+    expect(await h.redis.mget(...flags)).toEqual(['1', '1']);
   });
 
   it('keeps the data until the grace has passed, then purges it; the name is never used again', async () => {

@@ -142,8 +142,8 @@ describe('HTTP functions on Lambda: the bundle in the image', () => {
     const source = join(REPO_ROOT, 'shared', 'redis', 'commands');
     const files = (dir: string) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
     expect(files(shipped)).toEqual(files(source));
-    expect(readFileSync(join(shipped, 'allocate-9.lua'), 'utf8')).toBe(
-      readFileSync(join(source, 'allocate-9.lua'), 'utf8'),
+    expect(readFileSync(join(shipped, 'allocate-10.lua'), 'utf8')).toBe(
+      readFileSync(join(source, 'allocate-10.lua'), 'utf8'),
     );
   });
 

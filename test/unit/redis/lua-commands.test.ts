@@ -93,7 +93,7 @@ describe('Lua commands', () => {
   });
 
   it('put each include in place once and leave no include line behind', () => {
-    const source = luaSource('allocate-9.lua');
+    const source = luaSource('allocate-10.lua');
     expect(source).not.toContain('@include');
     expect(source.match(/local function applyCompletions/g)).toHaveLength(1);
     expect(source.match(/local function armSeal/g)).toHaveLength(1);
