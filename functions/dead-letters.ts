@@ -4,7 +4,7 @@
  * SHARD_STILL_POISONED while the shard is poisoned.
  */
 import { Hono } from 'hono';
-import { MAX_DEAD_LETTERS_PER_PAGE } from '../jobs/dead-letter.ts';
+import { MAX_DEAD_LETTERS_PER_PAGE } from '../queue/dead-letter.ts';
 import type { ApiDeps } from './app.ts';
 import { afterQuery, limitQuery } from './query.ts';
 import type { Env } from './request.ts';

@@ -10,15 +10,15 @@
  * attempt that earlier generations' failures already wore down.
  */
 import type { Job } from 'bullmq';
+import type { DeadLetterQueue } from '../queue/dead-letter.ts';
+import { type ShardJobData, shardTarget } from '../queue/queues.ts';
+import { backoffDelay } from '../queue/retry-policy.ts';
 import { isSluiceError, SluiceError, toSluiceError } from '../shared/errors.ts';
 import { flushRetries } from '../shared/metrics.ts';
 import { ShardPoisonedError, shardPoison } from '../shared/shard-poison.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import type { WorkProgress } from '../shared/work/work-progress.ts';
-import type { DeadLetterQueue } from './dead-letter.ts';
 import { failNow, isLastAttempt } from './job-failure.ts';
-import { type ShardJobData, shardTarget } from './queues.ts';
-import { backoffDelay } from './retry-policy.ts';
 
 export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
   return async (job: Job<ShardJobData>) => {

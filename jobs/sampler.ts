@@ -4,14 +4,13 @@
  * sampler queue (deploy exactly one), because concurrent upserts from many processes are
  * where BullMQ's schedulers duplicate or miss runs.
  */
-import { type Job, Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
+import { emfLines } from '../observability/cloudwatch-emf.ts';
+import { openEveryQueue } from '../queue/open-queue.ts';
+import { QUEUE } from '../queue/queues.ts';
 import type { SamplerDeps } from '../shared/scheduler/sampler.ts';
 import { samplerTick } from '../shared/scheduler/sampler.ts';
 import type { Sluice } from '../shared/sluice.ts';
-import { emfLines } from './cloudwatch-emf.ts';
-import { QUEUE, queueOptions } from './queues.ts';
-
-export const SAMPLER_SCHEDULER_ID = 'sampler-tick';
 
 export function samplerDeps(sluice: Sluice): SamplerDeps {
   return {
@@ -32,9 +31,7 @@ export interface SamplerProcessor {
 
 export function samplerProcessor(sluice: Sluice): SamplerProcessor {
   const deps = samplerDeps(sluice);
-  const queues = sluice.config.cloudwatchEmf
-    ? Object.values(QUEUE).map((name) => new Queue(name, queueOptions(sluice.config, name)))
-    : [];
+  const queues = sluice.config.cloudwatchEmf ? openEveryQueue(sluice.config) : [];
   return {
     async run(job) {
       const report = await samplerTick({
@@ -68,12 +65,4 @@ async function publishEmf(sluice: Sluice, queues: Queue[]): Promise<void> {
     poisonedShards: await sluice.shardState.poisonedCount(),
   };
   for (const line of emfLines(counts)) process.stdout.write(`${line}\n`);
-}
-
-export async function scheduleSampler(queue: Queue, intervalSeconds: number): Promise<void> {
-  await queue.upsertJobScheduler(
-    SAMPLER_SCHEDULER_ID,
-    { every: intervalSeconds * 1000 },
-    { name: 'tick', opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
-  );
 }

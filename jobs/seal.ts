@@ -3,10 +3,10 @@
  * sealed stays in the WAL, and the next write or the reconcile sweep asks for it again.
  */
 import type { Job } from 'bullmq';
+import type { ShardJobData } from '../queue/queues.ts';
 import { toSluiceError } from '../shared/errors.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { jobOutcome } from './job-failure.ts';
-import type { ShardJobData } from './queues.ts';
 
 export function sealProcessor(sluice: Sluice) {
   return async (job: Job<ShardJobData>) => {

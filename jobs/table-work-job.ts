@@ -4,6 +4,7 @@
  * (shared/scheduler/table-work.ts); this file only reads the job.
  */
 import type { Job } from 'bullmq';
+import type { TableJobData } from '../queue/queues.ts';
 import { toSluiceError } from '../shared/errors.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
 import { runTableWork } from '../shared/scheduler/table-work.ts';
@@ -12,7 +13,6 @@ import type { Sluice } from '../shared/sluice.ts';
 import type { OnWorkProgress, WorkProgress } from '../shared/work/work-progress.ts';
 import { jobOutcome } from './job-failure.ts';
 import { queueWaitMs } from './queue-wait.ts';
-import type { TableJobData } from './queues.ts';
 
 export function tableWorkProcessor<T>(
   sluice: Sluice,

@@ -25,8 +25,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { ensureRedis, freePort } from '../../infra/local/redis.ts';
-import { openRuntime } from '../../jobs/runtime.ts';
 import { startWorkers } from '../../jobs/workers.ts';
+import { openRuntime } from '../../runtime/runtime.ts';
 import { decodeArrowStreamForTable, encodeIpcStream } from '../../shared/arrow/ipc.ts';
 import {
   type JsonRow,

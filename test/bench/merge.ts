@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { openApi } from '../../functions/app.ts';
 import { ensureRedis } from '../../infra/local/redis.ts';
-import { openRuntime, type Runtime } from '../../jobs/runtime.ts';
+import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { lanceDb } from '../../shared/base/lance-module.ts';
 import { loadConfig } from '../../shared/config.ts';

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type * as SluiceLance from '@sluice/lance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRuntime, type Runtime } from '../../jobs/runtime.ts';
+import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { datasetLocation } from '../../shared/base/dataset-location.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';

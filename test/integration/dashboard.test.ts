@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
+import { DeadLetterQueue } from '../../queue/dead-letter.ts';
 import { type Browser, chromiumAbsent, launchBrowser } from '../support/browser.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveHarness } from '../support/harness-api.ts';

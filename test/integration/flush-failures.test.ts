@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeadLetter } from '../../jobs/dead-letter.ts';
-import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import type { DeadLetter } from '../../queue/dead-letter.ts';
+import { QUEUE, queueOptions } from '../../queue/queues.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';

@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mergeProcessor } from '../../jobs/merge.ts';
-import type { TableJobData } from '../../jobs/queues.ts';
+import type { TableJobData } from '../../queue/queues.ts';
 import { SluiceError } from '../../shared/errors.ts';
 import { tableStats } from '../../shared/read/table-stats.ts';
 import { runTableWork } from '../../shared/scheduler/table-work.ts';

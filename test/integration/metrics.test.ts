@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openApi } from '../../functions/app.ts';
 import { type HttpServer, startServer } from '../../functions/server.ts';
-import { startMetricsServer } from '../../jobs/metrics-server.ts';
-import { QUEUE } from '../../jobs/queues.ts';
+import { startMetricsServer } from '../../observability/metrics-server.ts';
+import { QUEUE } from '../../queue/queues.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { registry } from '../../shared/metrics.ts';
 import { createHarness, type Harness } from '../support/harness.ts';

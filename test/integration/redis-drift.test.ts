@@ -1,9 +1,9 @@
 import { Queue, UnrecoverableError } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeadLetter } from '../../jobs/dead-letter.ts';
-import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
 import { flushFailureHandler } from '../../jobs/flush.ts';
-import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import type { DeadLetter } from '../../queue/dead-letter.ts';
+import { DeadLetterQueue } from '../../queue/dead-letter.ts';
+import { QUEUE, queueOptions } from '../../queue/queues.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
 

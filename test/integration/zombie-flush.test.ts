@@ -1,8 +1,8 @@
 import { Queue, UnrecoverableError } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
 import { flushFailureHandler, flushProcessor } from '../../jobs/flush.ts';
-import { QUEUE, queueOptions, type ShardJobData } from '../../jobs/queues.ts';
+import { DeadLetterQueue } from '../../queue/dead-letter.ts';
+import { QUEUE, queueOptions, type ShardJobData } from '../../queue/queues.ts';
 import { collectTable } from '../../shared/lsm/gc.ts';
 import { Sluice } from '../../shared/sluice.ts';
 import { walKey } from '../../shared/table/paths.ts';

@@ -3,9 +3,10 @@
  * (behind the fault-injecting wrapper, which passes everything through until told
  * otherwise), a Redis namespace of its own, and real BullMQ workers.
  */
-import { BullmqWorkScheduler } from '../../jobs/bullmq-work-scheduler.ts';
-import type { WorkerQueue } from '../../jobs/queues.ts';
+
 import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
+import { BullmqWorkScheduler } from '../../queue/bullmq-work-scheduler.ts';
+import type { WorkerQueue } from '../../queue/queues.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import type { RedisClient } from '../../shared/redis/connection.ts';

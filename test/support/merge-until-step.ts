@@ -4,7 +4,7 @@
  * childEnv(). On reaching the step it logs `{"msg":"merge step","step":…}` and waits to be
  * killed.
  */
-import { openRuntime } from '../../jobs/runtime.ts';
+import { openRuntime } from '../../runtime/runtime.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
 import type { MergeStep } from '../../shared/lsm/merge.ts';

@@ -2,13 +2,14 @@
  * Opens what every Sluice process needs — the store, a Redis connection, the BullMQ work
  * scheduler and the domain API on top — and closes it again in the right order.
  */
+
+import { BullmqWorkScheduler } from '../queue/bullmq-work-scheduler.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/log.ts';
 import { createRedis, type RedisClient } from '../shared/redis/connection.ts';
 import { Sluice } from '../shared/sluice.ts';
 import type { ObjectStore } from '../shared/store/object-store.ts';
 import { openStore } from '../shared/store/open-store.ts';
-import { BullmqWorkScheduler } from './bullmq-work-scheduler.ts';
 
 export interface Runtime {
   readonly sluice: Sluice;

@@ -7,8 +7,7 @@
  * I17: listing and reading letters only reads (LRANGE of ids, HGETALL of a job): no job,
  * count, attempt or backoff changes. Pages run oldest first.
  */
-import type { Job } from 'bullmq';
-import { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { deadLetterCount } from '../shared/metrics.ts';
@@ -21,7 +20,8 @@ import {
   encodeDeadLetterCursor,
   isDeadLetterIdShape,
 } from './dead-letter-cursor.ts';
-import { QUEUE, queueOptions, type ShardJobData } from './queues.ts';
+import { openQueue } from './open-queue.ts';
+import { QUEUE, type ShardJobData } from './queues.ts';
 
 export interface DeadLetter {
   queue: string;
@@ -60,7 +60,7 @@ export class DeadLetterQueue {
   private flushQueue: Queue<ShardJobData> | null = null;
 
   constructor(private readonly config: Config) {
-    this.queue = new Queue<DeadLetter>(QUEUE.deadLetter, queueOptions(config, QUEUE.deadLetter));
+    this.queue = openQueue<DeadLetter>(config, QUEUE.deadLetter);
   }
 
   async record(job: Job, target: string, error: SluiceError): Promise<DeadLetter> {
@@ -152,7 +152,7 @@ export class DeadLetterQueue {
    * the retry has taken over; the letter holds everything it said.
    */
   private async forgetOriginal(jobId: string): Promise<void> {
-    this.flushQueue ??= new Queue<ShardJobData>(QUEUE.flush, queueOptions(this.config, QUEUE.flush));
+    this.flushQueue ??= openQueue<ShardJobData>(this.config, QUEUE.flush);
     const original = await this.flushQueue.getJob(jobId);
     if (original && (await original.getState()) === 'failed') await original.remove();
   }
