@@ -78,19 +78,19 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
   };
 
   app.post('/v1/tables/:t/rows', requireScope('write'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await sluice.tables.describe(tableParam(c));
     const body = await readRows(c, def, limits);
-    return ack(c, def.name, body, () => sluice.append(def.name, body.value));
+    return ack(c, def.name, body, () => sluice.writes.append(def.name, body.value));
   });
 
   app.delete('/v1/tables/:t/rows', requireScope('write'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await sluice.tables.describe(tableParam(c));
     const body = await readKeys(c, limits);
-    return ack(c, def.name, body, () => sluice.delete(def.name, body.value));
+    return ack(c, def.name, body, () => sluice.writes.delete(def.name, body.value));
   });
 
   app.get('/v1/tables/:t/rows', requireScope('read'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await sluice.tables.describe(tableParam(c));
     const columns = columnsQuery(c);
     const keys = c.req.queries('key') ?? [];
     if (keys.length > 1) {
@@ -108,13 +108,13 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
           `key looks up one row: it goes without ${others.join(', ')}`,
         );
       }
-      const found = await sluice.lookup(def.name, keyText(key), { columns, signal: c.var.signal });
+      const found = await sluice.reads.lookup(def.name, keyText(key), { columns, signal: c.var.signal });
       if (!found)
         throw new SluiceError('KEY_NOT_FOUND', `no row with key ${key.slice(0, 200)}`, { table: def.name });
       return wantsArrow(c) ? arrowResponse(c, found) : c.json({ row: jsonRows(def, found)[0] });
     }
     const limit = limitQuery(c, wantsArrow(c) ? MAX_ARROW_SCAN_LIMIT : MAX_SCAN_LIMIT, DEFAULT_SCAN_LIMIT);
-    const page = await sluice.scan(
+    const page = await sluice.reads.scan(
       def.name,
       { limit, after: afterQuery(c), columns, ...rangeQuery(c) },
       c.var.signal,
@@ -125,9 +125,9 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
   });
 
   app.post('/v1/tables/:t/rows/lookup', requireScope('read'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await sluice.tables.describe(tableParam(c));
     const body = await readKeys(c, { ...limits, maxRowsPerRequest: MAX_LOOKUP_KEYS });
-    const found = await sluice.lookupMany(def.name, body.value, {
+    const found = await sluice.reads.lookupMany(def.name, body.value, {
       columns: columnsQuery(c),
       signal: c.var.signal,
     });
@@ -136,8 +136,8 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
   });
 
   app.get('/v1/tables/:t/rows/count', requireScope('read'), async (c) => {
-    const def = await sluice.table(tableParam(c));
-    return c.json({ table: def.name, ...(await sluice.countRows(def.name, c.var.signal)) });
+    const def = await sluice.tables.describe(tableParam(c));
+    return c.json({ table: def.name, ...(await sluice.reads.countRows(def.name, c.var.signal)) });
   });
 
   return app;

@@ -13,12 +13,12 @@ export function schedulerRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
 
   app.get('/v1/scheduler/cooldowns', requireScope('admin'), async (c) => {
     const limit = limitQuery(c, MAX_LEDGER_PAGE, MAX_LEDGER_PAGE);
-    return c.json(await sluice.ledger.listCooldowns({ after: afterQuery(c), limit }));
+    return c.json(await sluice.scheduler.cooldowns({ after: afterQuery(c), limit }));
   });
 
   app.get('/v1/scheduler/merge-failures', requireScope('admin'), async (c) => {
     const limit = limitQuery(c, MAX_LEDGER_PAGE, MAX_LEDGER_PAGE);
-    return c.json(await sluice.ledger.listFailures('merge', { after: afterQuery(c), limit }));
+    return c.json(await sluice.scheduler.mergeFailures({ after: afterQuery(c), limit }));
   });
 
   return app;

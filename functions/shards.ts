@@ -22,15 +22,15 @@ export function shardRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
 
   app.get('/v1/tables/:t/shards/:s', requireScope('read'), async (c) => {
-    return c.json(await sluice.shardStats(tableParam(c), shardParam(c)));
+    return c.json(await sluice.shards.stats(tableParam(c), shardParam(c)));
   });
 
   app.post('/v1/tables/:t/shards/:s/reopen', requireScope('admin'), async (c) => {
     const table = tableParam(c);
     const shard = shardParam(c);
-    await sluice.reopen(table, shard);
+    await sluice.shards.reopen(table, shard);
     c.var.log.warn({ shard }, 'shard reopened');
-    return c.json(await sluice.shardStats(table, shard));
+    return c.json(await sluice.shards.stats(table, shard));
   });
 
   return app;

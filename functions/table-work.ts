@@ -4,7 +4,6 @@
  * drained table), that status, and the drain flag.
  */
 import { Hono } from 'hono';
-import { manualMergeStatus, requestManualMerge } from '../shared/scheduler/manual-merge.ts';
 import type { ApiDeps } from './app.ts';
 import { readJsonObject } from './body.ts';
 import { DrainBodySchema } from './openapi/schemas.ts';
@@ -15,20 +14,20 @@ export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
 
   app.post('/v1/tables/:t/merge', requireScope('admin'), async (c) => {
-    const { jobId } = await requestManualMerge(sluice, tableParam(c), c.var.signal);
+    const { jobId } = await sluice.tableWork.requestMerge(tableParam(c), c.var.signal);
     c.var.log.info({ jobId }, 'merge requested');
     c.header('Location', `/v1/tables/${tableParam(c)}/merge/${encodeURIComponent(jobId)}`);
     return c.json({ jobId }, 202);
   });
 
   app.get('/v1/tables/:t/merge/:jobId', requireScope('admin'), async (c) => {
-    return c.json(await manualMergeStatus(sluice, tableParam(c), c.req.param('jobId')));
+    return c.json(await sluice.tableWork.mergeStatus(tableParam(c), c.req.param('jobId')));
   });
 
   app.post('/v1/tables/:t/drain', requireScope('admin'), async (c) => {
-    const table = await sluice.table(tableParam(c));
+    const table = await sluice.tables.describe(tableParam(c));
     const drain = drainOf(await readJsonObject(c, sluice.config.limits));
-    const state = await sluice.drains.setDrain(table, drain, c.var.signal);
+    const state = await sluice.tables.drain(table.name, drain, c.var.signal);
     c.var.log.warn({ drain }, drain ? 'table drained' : 'table undrained');
     return c.json(state);
   });

@@ -13,7 +13,7 @@ export function sealProcessor(sluice: Sluice) {
     const { table, shard } = job.data;
     const log = sluice.log.child({ queue: job.queueName, jobId: job.id, table, shard });
     try {
-      const outcome = await sluice.seal(table, shard);
+      const outcome = await sluice.shards.seal(table, shard);
       if (outcome.sealed.length > 0 || outcome.holes.length > 0) {
         log.debug({ generations: outcome.sealed.map((g) => g.generation), holes: outcome.holes }, 'sealed');
       }

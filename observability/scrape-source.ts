@@ -19,7 +19,7 @@ export function registerScrapeSource(sluice: Sluice, redis: RedisClient): Scrape
   // Each queue would repeat every error of the one connection; a scrape that cannot read Redis shows as absent gauges.
   for (const queue of queues) queue.on('error', () => undefined);
   const remove = addScrapeSource({
-    poisonedShards: () => sluice.shardState.poisonedCount(),
+    poisonedShards: () => sluice.shards.poisonedCount(),
     async jobCounts() {
       const perQueue = await Promise.all(
         queues.map(async (queue) => ({ queue: queue.name, counts: await queue.getJobCounts() })),

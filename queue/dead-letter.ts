@@ -12,8 +12,7 @@ import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { deadLetterCount } from '../shared/metrics.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
-import { shardPoison } from '../shared/shard-poison.ts';
-import type { Sluice } from '../shared/sluice.ts';
+import type { Shards } from '../shared/services/shards.ts';
 import {
   type DeadLetterCursor,
   decodeDeadLetterCursor,
@@ -122,21 +121,13 @@ export class DeadLetterQueue {
   }
 
   /**
-   * Asks again for the flush of the letter's shard, then removes the letter. Refused while
-   * the shard is still poisoned: the flush would fail at once (I7); reopen the shard first.
+   * Asks again for the flush of the letter's shard, then removes the letter; the shards
+   * refuse while the shard is still poisoned (lsm/flush-retry.ts).
    */
-  async retry(id: string, sluice: Sluice): Promise<DeadLetterItem> {
+  async retry(id: string, shards: Pick<Shards, 'retryFailedFlush'>): Promise<DeadLetterItem> {
     const letter = await this.get(id);
     const { table, shard } = shardOf(letter);
-    const poison = await shardPoison(sluice.shardState, await sluice.manifests.read(table, shard));
-    if (poison) {
-      throw new SluiceError(
-        'SHARD_STILL_POISONED',
-        `shard ${shard} of table ${table} is still poisoned: reopen it before retrying its dead letters`,
-        { id, table, shard, poison },
-      );
-    }
-    await sluice.scheduler.requestFlush(table, shard);
+    await shards.retryFailedFlush(table, shard, id);
     await this.forgetOriginal(letter.jobId);
     await this.queue.remove(id);
     return letter;

@@ -145,7 +145,13 @@ describe('dashboard access (API process)', () => {
 describe('the app Lambda serves (openApi)', () => {
   it('has no dashboard', async () => {
     const h = await createHarness();
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    const api = openApi({
+      sluice: h.sluice,
+      parts: h.parts,
+      scheduler: h.scheduler,
+      redis: h.redis,
+      close: async () => {},
+    });
     try {
       expect((await api.app.request('/admin/queues')).status).toBe(404);
     } finally {

@@ -5,9 +5,9 @@
  * of the table but the marker, which keeps the name from being used again.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { samplerDeps } from '../../jobs/sampler.ts';
 import { samplerTick } from '../../shared/scheduler/sampler.ts';
-import { Sluice } from '../../shared/sluice.ts';
+import { samplerDeps } from '../../shared/services/sampler.ts';
+import { openSluice } from '../../shared/sluice.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveHarness } from '../support/harness-api.ts';
 import { type Call, type TestTokens, testTokens } from '../support/http-client.ts';
@@ -28,8 +28,8 @@ describe('dropping a table', () => {
     call = served.call;
     await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('events', { shards: 2 }) });
     await call('POST', '/v1/tables/events/rows', { token: tokens.write, json: { rows: eventRows(1, 20) } });
-    await h.sluice.seal('events', 0);
-    await h.sluice.flush('events', 0);
+    await h.sluice.shards.seal('events', 0);
+    await h.sluice.shards.flush('events', 0);
   });
 
   afterEach(async () => {
@@ -44,14 +44,14 @@ describe('dropping a table', () => {
   };
 
   it('answers 404 at once to reads, writes, describe and list, here and in a process that had it cached', async () => {
-    const other = new Sluice({
+    const other = openSluice({
       config: h.config,
       store: h.store,
       redis: h.redis,
       scheduler: h.scheduler,
       log: h.sluice.log,
-    });
-    expect((await other.lookup('events', 1))?.numRows).toBe(1);
+    }).sluice;
+    expect((await other.reads.lookup('events', 1))?.numRows).toBe(1);
 
     expect((await call('DELETE', '/v1/tables/events', { token: tokens.write })).status).toBe(403);
     const dropped = await call('DELETE', '/v1/tables/events', { token: tokens.admin });
@@ -72,7 +72,7 @@ describe('dropping a table', () => {
       Array(6).fill([404, 'TABLE_NOT_FOUND']),
     );
     expect((await call('GET', '/v1/tables', { token: tokens.read })).json.items).toEqual([]);
-    await expect(other.lookup('events', 1)).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+    await expect(other.reads.lookup('events', 1)).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
     await expect(writeRows(other, 'events', eventRows(30, 30))).rejects.toMatchObject({
       code: 'TABLE_NOT_FOUND',
     });
@@ -89,8 +89,8 @@ describe('dropping a table', () => {
       json: { error: { code: 'TABLE_EXISTS', details: { dropped: true } } },
     });
 
-    const deps = samplerDeps(h.sluice);
-    await h.sluice.samplerIndex.recordSweep(0);
+    const deps = samplerDeps(h.parts);
+    await h.parts.samplerIndex.recordSweep(0);
     await samplerTick(deps, Date.now() + (GRACE_SECONDS - 5) * 1000);
     expect(await tableKeys()).toEqual(expect.arrayContaining(before));
 

@@ -36,7 +36,13 @@ describe('local HTTP server', () => {
   async function serve(overrides: Parameters<typeof createHarness>[0] = {}) {
     const h: Harness = await createHarness({ port: 0, ...overrides });
     cleanups.push(() => h.close());
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    const api = openApi({
+      sluice: h.sluice,
+      parts: h.parts,
+      scheduler: h.scheduler,
+      redis: h.redis,
+      close: async () => {},
+    });
     cleanups.push(() => api.close());
     const server = await startServer(api.app, h.config, h.sluice.log);
     cleanups.push(() => server.close());
@@ -55,7 +61,13 @@ describe('local HTTP server', () => {
   it('refuses to listen beyond loopback with auth off, and warns when auth is off on loopback', async () => {
     const h = await createHarness({ port: 0 });
     cleanups.push(() => h.close());
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    const api = openApi({
+      sluice: h.sluice,
+      parts: h.parts,
+      scheduler: h.scheduler,
+      redis: h.redis,
+      close: async () => {},
+    });
     cleanups.push(() => api.close());
     const { log, lines } = capturingLogger();
     expect(() => startServer(api.app, { ...h.config, host: '0.0.0.0' }, log)).toThrow(

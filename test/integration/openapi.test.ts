@@ -44,7 +44,13 @@ describe('OpenAPI document', () => {
 
   beforeAll(async () => {
     h = await createHarness({ tokens: JSON.parse(tokens.env) });
-    api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    api = openApi({
+      sluice: h.sluice,
+      parts: h.parts,
+      scheduler: h.scheduler,
+      redis: h.redis,
+      close: async () => {},
+    });
   });
 
   afterAll(async () => {

@@ -18,7 +18,13 @@ export async function serveHarness(
   h: Harness,
   options: { dashboard?: boolean } = {},
 ): Promise<ServedHarness> {
-  const runtime = { sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} };
+  const runtime = {
+    sluice: h.sluice,
+    parts: h.parts,
+    scheduler: h.scheduler,
+    redis: h.redis,
+    close: async () => {},
+  };
   const api = options.dashboard ? withDashboard(openApi(runtime), runtime) : openApi(runtime);
   const http = await startServer(api.app, h.config, h.sluice.log);
   return {

@@ -15,7 +15,7 @@ if (!table || !stop) throw new Error('usage: merge-until-step.ts <table> <prepar
 const config = loadConfig(process.env);
 const log = createLogger({ level: 'info' });
 const runtime = openRuntime(config, log);
-await runtime.sluice.merge(table, {
+await runtime.sluice.tableWork.merge(table, {
   async onStep(step: MergeStep) {
     if (step !== stop) return;
     log.info({ step }, 'merge step');
