@@ -27,6 +27,10 @@ describe('lower layers', () => {
     expect(importing(lower, /from '(\.\.\/)+(lsm|wal|read)\//)).toEqual([]);
   });
 
+  it('shared/wal imports nothing from lsm, which builds on it', () => {
+    expect(importing(['shared/wal'], /from '(\.\.\/)+lsm\//)).toEqual([]);
+  });
+
   it('shared/ imports nothing from the queue adapter, observability, the composition root or an entry room', () => {
     expect(importing(['shared'], /from '(\.\.\/)+(queue|observability|runtime|functions|jobs)\//)).toEqual(
       [],
