@@ -1,6 +1,8 @@
 /**
- * Opens what every Sluice process needs — the store, a Redis connection, the BullMQ work
- * scheduler and the domain API on top — and closes it again in the right order.
+ * The composition root (docs/design.md, "Layers and rooms"): opens what every Sluice
+ * process needs — the store, a Redis connection, the BullMQ work scheduler and the domain
+ * services on top — and closes it again in the right order. The HTTP hosts (functions/)
+ * and the worker process (jobs/) both start here, so neither imports the other.
  */
 
 import { BullmqWorkScheduler } from '../queue/bullmq-work-scheduler.ts';
