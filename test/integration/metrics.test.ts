@@ -11,6 +11,7 @@ import { QUEUE } from '../../queue/queues.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { registry } from '../../shared/metrics.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { harnessRuntime } from '../support/harness-api.ts';
 import { hashTag } from '../support/hash-tag.ts';
 import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
@@ -56,13 +57,7 @@ describe('/metrics', () => {
     const tokens = testTokens();
     const h = await createHarness({ port: 0, tokens: JSON.parse(tokens.env) });
     cleanups.push(() => h.close());
-    const api = openApi({
-      sluice: h.sluice,
-      parts: h.parts,
-      scheduler: h.scheduler,
-      redis: h.redis,
-      close: async () => {},
-    });
+    const api = openApi(harnessRuntime(h));
     cleanups.push(() => api.close());
     const server: HttpServer = await startServer(api.app, h.config, h.sluice.log);
     cleanups.push(() => server.close());
