@@ -4,9 +4,9 @@
  * domain call and back; errors become responses in errors.ts alone.
  */
 import { Hono } from 'hono';
-import { DeadLetterQueue } from '../jobs/dead-letter.ts';
-import type { Runtime } from '../jobs/runtime.ts';
-import { registerScrapeSource } from '../jobs/scrape-source.ts';
+import { registerScrapeSource } from '../observability/scrape-source.ts';
+import { DeadLetterQueue } from '../queue/dead-letter.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { IdempotencyStore } from '../shared/idempotency.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { createAuth, type RequireScope } from './auth.ts';

@@ -9,12 +9,13 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Hono } from 'hono';
 import { trimTrailingSlash } from 'hono/trailing-slash';
-import type { DeadLetter } from '../jobs/dead-letter.ts';
-import { QUEUE, queueOptions } from '../jobs/queues.ts';
-import type { Runtime } from '../jobs/runtime.ts';
+import type { DeadLetter } from '../queue/dead-letter.ts';
+import { openEveryQueue } from '../queue/open-queue.ts';
+import { QUEUE } from '../queue/queues.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { SluiceError } from '../shared/errors.ts';
 import type { Api } from './app.ts';
 import { dashboardAuth } from './dashboard-auth.ts';
@@ -32,7 +33,7 @@ export interface Dashboard {
 
 export function openDashboard(runtime: Runtime): Dashboard {
   const { config } = runtime.sluice;
-  const queues = Object.values(QUEUE).map((name) => new Queue(name, queueOptions(config, name)));
+  const queues = openEveryQueue(config);
   const board = new HonoAdapter(serveStatic).setBasePath(DASHBOARD_PATH);
   createBullBoard({
     queues: queues.map((queue) =>

@@ -6,7 +6,7 @@
  */
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import type { Job, Queue } from 'bullmq';
-import type { DeadLetter } from '../jobs/dead-letter.ts';
+import type { DeadLetter } from '../queue/dead-letter.ts';
 
 type BoardCounts = Awaited<ReturnType<BullMQAdapter['getJobCounts']>>;
 type BoardStatus = Parameters<BullMQAdapter['getJobs']>[0][number];

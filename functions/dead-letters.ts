@@ -20,7 +20,7 @@ export function deadLetterRoutes({ sluice, deadLetters, requireScope }: ApiDeps)
   });
 
   app.post('/v1/dead-letters/:id/retry', requireScope('admin'), async (c) => {
-    const letter = await deadLetters.retry(pathParams(c, DeadLetterParamsSchema).id, sluice);
+    const letter = await deadLetters.retry(pathParams(c, DeadLetterParamsSchema).id, sluice.shards);
     c.var.log.warn({ id: letter.id, queue: letter.queue, target: letter.target }, 'dead letter retried');
     return c.json({ id: letter.id, queue: letter.queue, target: letter.target, status: 'requeued' }, 202);
   });

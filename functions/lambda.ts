@@ -9,7 +9,7 @@
  * refuses to start rather than serve with auth off.
  */
 import { handle } from 'hono/aws-lambda';
-import { openRuntime } from '../jobs/runtime.ts';
+import { openRuntime } from '../runtime/runtime.ts';
 import { type Config, loadConfig } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';

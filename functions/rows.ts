@@ -82,23 +82,23 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
    */
   const writeTable = (c: Ctx) =>
     c.req.header('idempotency-key') === undefined
-      ? sluice.tableForWrite(tableParam(c))
-      : sluice.table(tableParam(c));
+      ? sluice.tables.describeForWrite(tableParam(c))
+      : sluice.tables.describe(tableParam(c));
 
   app.post('/v1/tables/:t/rows', requireScope('write'), async (c) => {
     const def = await writeTable(c);
     const body = await readRows(c, def, limits);
-    return ack(c, def.name, body, () => sluice.append(def.name, body.value));
+    return ack(c, def.name, body, () => sluice.writes.append(def.name, body.value));
   });
 
   app.delete('/v1/tables/:t/rows', requireScope('write'), async (c) => {
     const def = await writeTable(c);
     const body = await readKeys(c, limits);
-    return ack(c, def.name, body, () => sluice.delete(def.name, body.value));
+    return ack(c, def.name, body, () => sluice.writes.delete(def.name, body.value));
   });
 
   app.get('/v1/tables/:t/rows', requireScope('read'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await sluice.tables.describe(tableParam(c));
     const query = queryParams(c, wantsArrow(c) ? ArrowRowsQuerySchema : RowsQuerySchema);
     const { columns, key } = query;
     if ((c.req.queries('key') ?? []).length > 1) {
@@ -115,7 +115,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
           `key looks up one row: it goes without ${others.join(', ')}`,
         );
       }
-      const found = await sluice.lookup(def.name, key, { columns, signal: c.var.signal });
+      const found = await sluice.reads.lookup(def.name, key, { columns, signal: c.var.signal });
       if (!found) {
         const text = c.req.query('key')!.slice(0, 200);
         throw new SluiceError('KEY_NOT_FOUND', `no row with key ${text}`, { table: def.name });
@@ -124,16 +124,16 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
     }
     const { limit, after, from, to } = query;
     const range = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
-    const page = await sluice.scan(def.name, { limit, after, columns, ...range }, c.var.signal);
+    const page = await sluice.reads.scan(def.name, { limit, after, columns, ...range }, c.var.signal);
     if (!wantsArrow(c)) return c.json({ rows: jsonRows(def, page.rows), next: page.next });
     if (page.next) c.header('Sluice-Next', page.next);
     return arrowResponse(c, page.rows);
   });
 
   app.post('/v1/tables/:t/rows/lookup', requireScope('read'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await sluice.tables.describe(tableParam(c));
     const body = await readKeys(c, { ...limits, maxRowsPerRequest: MAX_LOOKUP_KEYS });
-    const found = await sluice.lookupMany(def.name, body.value, {
+    const found = await sluice.reads.lookupMany(def.name, body.value, {
       columns: queryParams(c, ColumnsQuerySchema).columns,
       signal: c.var.signal,
     });
@@ -142,8 +142,8 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
   });
 
   app.get('/v1/tables/:t/rows/count', requireScope('read'), async (c) => {
-    const def = await sluice.table(tableParam(c));
-    return c.json({ table: def.name, ...(await sluice.countRows(def.name, c.var.signal)) });
+    const def = await sluice.tables.describe(tableParam(c));
+    return c.json({ table: def.name, ...(await sluice.reads.countRows(def.name, c.var.signal)) });
   });
 
   return app;

@@ -11,11 +11,11 @@ export function schedulerRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
 
   app.get('/v1/scheduler/cooldowns', requireScope('admin'), async (c) => {
-    return c.json(await sluice.ledger.listCooldowns(queryParams(c, PageQuerySchema)));
+    return c.json(await sluice.scheduler.cooldowns(queryParams(c, PageQuerySchema)));
   });
 
   app.get('/v1/scheduler/merge-failures', requireScope('admin'), async (c) => {
-    return c.json(await sluice.ledger.listFailures('merge', queryParams(c, PageQuerySchema)));
+    return c.json(await sluice.scheduler.mergeFailures(queryParams(c, PageQuerySchema)));
   });
 
   return app;

@@ -13,14 +13,14 @@ export function shardRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
 
   app.get('/v1/tables/:t/shards/:s', requireScope('read'), async (c) => {
     const { t, s } = pathParams(c, ShardParamsSchema);
-    return c.json(await sluice.shardStats(t, s));
+    return c.json(await sluice.shards.stats(t, s));
   });
 
   app.post('/v1/tables/:t/shards/:s/reopen', requireScope('admin'), async (c) => {
     const { t: table, s: shard } = pathParams(c, ShardParamsSchema);
-    await sluice.reopen(table, shard);
+    await sluice.shards.reopen(table, shard);
     c.var.log.warn({ shard }, 'shard reopened');
-    return c.json(await sluice.shardStats(table, shard));
+    return c.json(await sluice.shards.stats(table, shard));
   });
 
   return app;

@@ -4,7 +4,6 @@
  * drained table), that status, and the drain flag.
  */
 import { Hono } from 'hono';
-import { manualMergeStatus, requestManualMerge } from '../shared/scheduler/manual-merge.ts';
 import type { ApiDeps } from './app.ts';
 import { readDrain } from './body.ts';
 import { JobParamsSchema } from './openapi/schemas.ts';
@@ -15,7 +14,7 @@ export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
 
   app.post('/v1/tables/:t/merge', requireScope('admin'), async (c) => {
     const table = tableParam(c);
-    const { jobId } = await requestManualMerge(sluice, table, c.var.signal);
+    const { jobId } = await sluice.tableWork.requestMerge(table, c.var.signal);
     c.var.log.info({ jobId }, 'merge requested');
     c.header('Location', `/v1/tables/${table}/merge/${encodeURIComponent(jobId)}`);
     return c.json({ jobId }, 202);
@@ -23,13 +22,13 @@ export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
 
   app.get('/v1/tables/:t/merge/:jobId', requireScope('admin'), async (c) => {
     const { t, jobId } = pathParams(c, JobParamsSchema);
-    return c.json(await manualMergeStatus(sluice, t, jobId));
+    return c.json(await sluice.tableWork.mergeStatus(t, jobId));
   });
 
   app.post('/v1/tables/:t/drain', requireScope('admin'), async (c) => {
-    const table = await sluice.table(tableParam(c));
+    const table = await sluice.tables.describe(tableParam(c));
     const drain = await readDrain(c, sluice.config.limits);
-    const state = await sluice.drains.setDrain(table, drain, c.var.signal);
+    const state = await sluice.tables.drain(table.name, drain, c.var.signal);
     c.var.log.warn({ drain }, drain ? 'table drained' : 'table undrained');
     return c.json(state);
   });

@@ -1,7 +1,6 @@
 /** Tables: create, list, describe, drop (admin). */
 import { Hono } from 'hono';
 import pLimit from 'p-limit';
-import { tableStats } from '../shared/read/table-stats.ts';
 import { type TableDef, tableDefToJSON } from '../shared/table/table-def.ts';
 import type { ApiDeps } from './app.ts';
 import { readCreateTable } from './body.ts';
@@ -15,13 +14,13 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
   const describe = async (c: Ctx, def: TableDef) => ({
     ...tableDefToJSON(def),
-    drain: await sluice.drains.isDrained(def.name, c.var.signal),
-    stats: await tableStats(sluice, def, c.var.signal),
+    drain: await sluice.tables.isDrained(def.name, c.var.signal),
+    stats: await sluice.reads.stats(def, c.var.signal),
   });
 
   app.post('/v1/tables', requireScope('write'), async (c) => {
     const input = await readCreateTable(c, sluice.config.limits);
-    const def = await sluice.catalog.create(input, { signal: c.var.signal });
+    const def = await sluice.tables.create(input, { signal: c.var.signal });
     c.var.log.info({ table: def.name, shards: def.shards }, 'table created');
     c.header('Location', `/v1/tables/${def.name}`);
     return c.json(await describe(c, def), 201);
@@ -29,19 +28,19 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
 
   app.get('/v1/tables', requireScope('read'), async (c) => {
     const { limit, after } = queryParams(c, PageQuerySchema);
-    const page = await sluice.catalog.list({ after, limit, signal: c.var.signal });
+    const page = await sluice.tables.list({ after, limit, signal: c.var.signal });
     const gate = pLimit(DESCRIBE_CONCURRENCY);
     const items = await Promise.all(page.items.map((def) => gate(() => describe(c, def))));
     return c.json({ items, next: page.next });
   });
 
   app.get('/v1/tables/:t', requireScope('read'), async (c) => {
-    const def = await sluice.table(tableParam(c));
+    const def = await sluice.tables.describe(tableParam(c));
     return c.json(await describe(c, def));
   });
 
   app.delete('/v1/tables/:t', requireScope('admin'), async (c) => {
-    const dropped = await sluice.dropTable(tableParam(c));
+    const dropped = await sluice.tables.drop(tableParam(c));
     c.var.log.warn({ purgeAfter: dropped.purgeAfter }, 'table dropped');
     return c.json(dropped);
   });

@@ -3,5 +3,5 @@ import type { Sluice } from '../shared/sluice.ts';
 import { tableWorkProcessor } from './table-work-job.ts';
 
 export function compactProcessor(sluice: Sluice) {
-  return tableWorkProcessor(sluice, 'compact', (table, options) => sluice.compact(table, options));
+  return tableWorkProcessor(sluice, 'compact', (table, options) => sluice.tableWork.compact(table, options));
 }

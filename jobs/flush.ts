@@ -10,15 +10,15 @@
  * attempt that earlier generations' failures already wore down.
  */
 import type { Job } from 'bullmq';
+import type { DeadLetterQueue } from '../queue/dead-letter.ts';
+import { type ShardJobData, shardTarget } from '../queue/queues.ts';
+import { backoffDelay } from '../queue/retry-policy.ts';
 import { isSluiceError, SluiceError, toSluiceError } from '../shared/errors.ts';
 import { flushRetries } from '../shared/metrics.ts';
-import { ShardPoisonedError, shardPoison } from '../shared/shard-poison.ts';
+import { ShardPoisonedError } from '../shared/shard-poison.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import type { WorkProgress } from '../shared/work/work-progress.ts';
-import type { DeadLetterQueue } from './dead-letter.ts';
 import { failNow, isLastAttempt } from './job-failure.ts';
-import { type ShardJobData, shardTarget } from './queues.ts';
-import { backoffDelay } from './retry-policy.ts';
 
 export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
   return async (job: Job<ShardJobData>) => {
@@ -31,7 +31,7 @@ export function flushProcessor(sluice: Sluice, deadLetters: DeadLetterQueue) {
     const started = performance.now();
     let progress: WorkProgress = { rowsDone: 0, rowsTotal: 0, bytesDone: 0, bytesTotal: 0 };
     try {
-      const committed = await sluice.flush(table, shard, {
+      const committed = await sluice.shards.flush(table, shard, {
         onGeneration: (g) => {
           generation = g;
           log = jobLog.child({ generation: g });
@@ -108,19 +108,15 @@ async function handOnAfterProgress(
 ): Promise<boolean> {
   const settings = sluice.config.flush;
   if (!error.retryable || settings.maxRetries < 1) return false;
-  await sluice.scheduler.requestFlush(job.data.table, job.data.shard, {
+  await sluice.shards.requestFlush(job.data.table, job.data.shard, {
     delayMs: backoffDelay(1, settings),
     triesSpent: 1,
   });
   return true;
 }
 
-/**
- * I6/I7: the shard is poisoned (durably when the store allows) and the job dead-lettered;
- * false when the generation turned out committed by another run, which leaves the shard
- * open and the job with nothing to record (I11).
- */
-async function failStop(
+/** I6/I7 (lsm/fail-stop.ts), the dead letter being this job's record of the failure. */
+function failStop(
   sluice: Sluice,
   deadLetters: DeadLetterQueue,
   job: Job<ShardJobData>,
@@ -128,43 +124,34 @@ async function failStop(
   generation: number | null,
 ): Promise<boolean> {
   const { table, shard } = job.data;
-  const poisoned = await sluice.poison(table, shard, {
-    code: error.code,
-    generation,
-    cause: error.message,
-    jobId: String(job.id),
-  });
-  if (!poisoned.poisoned) return false;
-  if (!poisoned.durable) {
-    sluice.log.error(
-      { err: poisoned.error, table, shard },
-      'poison recorded in Redis only: the store refused it',
-    );
-  }
+  return sluice.shards.failStop(table, shard, { error, generation, jobId: String(job.id) }, () =>
+    recordDeadLetter(deadLetters, job, error),
+  );
+}
+
+async function recordDeadLetter(deadLetters: DeadLetterQueue, job: Job<ShardJobData>, error: SluiceError) {
   await deadLetters.record(job, shardTarget(job.data), error);
-  return true;
 }
 
 /**
  * A flush can also fail for good where its processor never sees it: a job that stalled
  * more than BullMQ allows (its worker kept dying mid-flush, e.g. out of memory) is failed
  * by BullMQ itself. The worker's `failed` event applies the same fail-stop then, to the
- * lowest generation still sealed; with none left, every generation the job was for is
- * committed and there is nothing to stop.
+ * lowest generation still sealed (lsm/fail-stop.ts).
  */
 export function flushFailureHandler(sluice: Sluice, deadLetters: DeadLetterQueue) {
   return async (job: Job<ShardJobData> | undefined, err: Error): Promise<void> => {
     if (!job || !isFinalFailure(job, err) || isSluiceError(err.cause, 'SHARD_POISONED')) return;
-    const manifest = await sluice.manifests.read(job.data.table, job.data.shard);
-    const pending = manifest.sealed[0];
-    if (!pending || (await shardPoison(sluice.shardState, manifest))) return;
     const error = new SluiceError(
       'INTERNAL',
       `flush failed outside its processor: ${err.message}`,
       {},
       { cause: err },
     );
-    await failStop(sluice, deadLetters, job, error, pending.generation);
+    const { table, shard } = job.data;
+    await sluice.shards.failStopOutside(table, shard, { error, jobId: String(job.id) }, () =>
+      recordDeadLetter(deadLetters, job, error),
+    );
   };
 }
 

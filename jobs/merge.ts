@@ -6,5 +6,5 @@ import type { Sluice } from '../shared/sluice.ts';
 import { tableWorkProcessor } from './table-work-job.ts';
 
 export function mergeProcessor(sluice: Sluice) {
-  return tableWorkProcessor(sluice, 'merge', (table, options) => sluice.merge(table, options));
+  return tableWorkProcessor(sluice, 'merge', (table, options) => sluice.tableWork.merge(table, options));
 }

@@ -1,29 +1,14 @@
 /**
  * The sampler: a BullMQ Job Scheduler fires one tick every `samplerIntervalSeconds`, and
- * the tick runs `samplerTick`. The scheduler is upserted only by the process that runs the
+ * the tick runs the domain's sampler (`samplerTick`). The scheduler is upserted only by the process that runs the
  * sampler queue (deploy exactly one), because concurrent upserts from many processes are
  * where BullMQ's schedulers duplicate or miss runs.
  */
-import { type Job, Queue } from 'bullmq';
-import type { SamplerDeps } from '../shared/scheduler/sampler.ts';
-import { samplerTick } from '../shared/scheduler/sampler.ts';
+import type { Job, Queue } from 'bullmq';
+import { emfLines } from '../observability/cloudwatch-emf.ts';
+import { openEveryQueue } from '../queue/open-queue.ts';
+import { QUEUE, queueJobCounts } from '../queue/queues.ts';
 import type { Sluice } from '../shared/sluice.ts';
-import { emfLines } from './cloudwatch-emf.ts';
-import { QUEUE, queueJobCounts, queueOptions } from './queues.ts';
-
-export const SAMPLER_SCHEDULER_ID = 'sampler-tick';
-
-export function samplerDeps(sluice: Sluice): SamplerDeps {
-  return {
-    ...sluice,
-    index: sluice.samplerIndex,
-    gates: {
-      isCoolingDown: (kind, table, now) => sluice.ledger.isCoolingDown(kind, table, now),
-      isDrained: (table) => sluice.drains.isDrained(table),
-    },
-    work: sluice.scheduler,
-  };
-}
 
 export interface SamplerProcessor {
   run(job: Job): Promise<{ sampled: number; merges: number; compactions: number }>;
@@ -31,16 +16,10 @@ export interface SamplerProcessor {
 }
 
 export function samplerProcessor(sluice: Sluice): SamplerProcessor {
-  const deps = samplerDeps(sluice);
-  const queues = sluice.config.cloudwatchEmf
-    ? Object.values(QUEUE).map((name) => new Queue(name, queueOptions(sluice.config, name)))
-    : [];
+  const queues = sluice.config.cloudwatchEmf ? openEveryQueue(sluice.config) : [];
   return {
     async run(job) {
-      const report = await samplerTick({
-        ...deps,
-        log: sluice.log.child({ queue: job.queueName, jobId: job.id }),
-      });
+      const report = await sluice.sampler.tick(sluice.log.child({ queue: job.queueName, jobId: job.id }));
       if (queues.length > 0) await publishEmf(sluice, queues);
       return {
         sampled: report.sampled,
@@ -67,15 +46,7 @@ async function publishEmf(sluice: Sluice, queues: Queue[]): Promise<void> {
   const counts = {
     queueWaiting,
     deadLetters,
-    poisonedShards: await sluice.shardState.poisonedCount(),
+    poisonedShards: await sluice.shards.poisonedCount(),
   };
   for (const line of emfLines(counts)) process.stdout.write(`${line}\n`);
-}
-
-export async function scheduleSampler(queue: Queue, intervalSeconds: number): Promise<void> {
-  await queue.upsertJobScheduler(
-    SAMPLER_SCHEDULER_ID,
-    { every: intervalSeconds * 1000 },
-    { name: 'tick', opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
-  );
 }

@@ -3,17 +3,17 @@
  * sealed stays in the WAL, and the next write or the reconcile sweep asks for it again.
  */
 import type { Job } from 'bullmq';
+import type { ShardJobData } from '../queue/queues.ts';
 import { toSluiceError } from '../shared/errors.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { jobOutcome } from './job-failure.ts';
-import type { ShardJobData } from './queues.ts';
 
 export function sealProcessor(sluice: Sluice) {
   return async (job: Job<ShardJobData>) => {
     const { table, shard } = job.data;
     const log = sluice.log.child({ queue: job.queueName, jobId: job.id, table, shard });
     try {
-      const outcome = await sluice.seal(table, shard);
+      const outcome = await sluice.shards.seal(table, shard);
       if (outcome.sealed.length > 0 || outcome.holes.length > 0) {
         log.debug({ generations: outcome.sealed.map((g) => g.generation), holes: outcome.holes }, 'sealed');
       }

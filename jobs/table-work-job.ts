@@ -1,18 +1,17 @@
 /**
- * The BullMQ side of a merge or compaction job: job → `runTableWork` → result, and the
+ * The BullMQ side of a merge or compaction job: job → `tableWork.run` → result, and the
  * error → retry or fail (job-failure.ts). Drain, budgets and the ledger are the domain's
  * (shared/scheduler/table-work.ts); this file only reads the job.
  */
 import type { Job } from 'bullmq';
+import type { TableJobData } from '../queue/queues.ts';
 import { toSluiceError } from '../shared/errors.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
-import { runTableWork } from '../shared/scheduler/table-work.ts';
 import type { BudgetedWork } from '../shared/scheduler/time-budget.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import type { OnWorkProgress, WorkProgress } from '../shared/work/work-progress.ts';
 import { jobOutcome } from './job-failure.ts';
 import { queueWaitMs } from './queue-wait.ts';
-import type { TableJobData } from './queues.ts';
 
 export function tableWorkProcessor<T>(
   sluice: Sluice,
@@ -34,8 +33,7 @@ export function tableWorkProcessor<T>(
       job.updateProgress({ ...next }).catch((err: unknown) => log.debug({ err }, 'progress not reported'));
     };
     try {
-      const outcome = await runTableWork(
-        sluice,
+      const outcome = await sluice.tableWork.run(
         { kind, table, queueWaitMs: queueWaitMs(job), log },
         (options) => work(table, { ...options, onWorkProgress }),
       );

@@ -5,12 +5,12 @@
  * ones finish within the shutdown grace period and exits.
  */
 import { parseArgs } from 'node:util';
+import { startMetricsServer } from '../observability/metrics-server.ts';
+import { registerScrapeSource } from '../observability/scrape-source.ts';
+import { openRuntime } from '../runtime/runtime.ts';
 import { loadConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/log.ts';
 import { warnUnknownEnv } from '../shared/unknown-env.ts';
-import { startMetricsServer } from './metrics-server.ts';
-import { openRuntime } from './runtime.ts';
-import { registerScrapeSource } from './scrape-source.ts';
 import { parseQueues, startWorkers } from './workers.ts';
 
 async function main(): Promise<void> {

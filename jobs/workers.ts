@@ -3,17 +3,17 @@
  * Worker, so a process can run any subset and each subset scales on its own.
  */
 import { type Job, Worker } from 'bullmq';
+import { DeadLetterQueue } from '../queue/dead-letter.ts';
+import { QUEUE, queueOptions, WORKER_QUEUES, type WorkerQueue } from '../queue/queues.ts';
+import { BACKOFF_TYPE, backoffDelay } from '../queue/retry-policy.ts';
+import { keepSamplerScheduled } from '../queue/sampler-schedule.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { ActiveJobs } from './active-jobs.ts';
 import { compactProcessor } from './compact.ts';
-import { DeadLetterQueue } from './dead-letter.ts';
 import { flushFailureHandler, flushProcessor } from './flush.ts';
 import { mergeProcessor } from './merge.ts';
 import { observeQueueWait } from './queue-wait.ts';
-import { QUEUE, queueOptions, WORKER_QUEUES, type WorkerQueue } from './queues.ts';
-import { BACKOFF_TYPE, backoffDelay } from './retry-policy.ts';
 import { samplerProcessor } from './sampler.ts';
-import { keepSamplerScheduled } from './sampler-schedule.ts';
 import { sealProcessor } from './seal.ts';
 
 export interface WorkerSet {

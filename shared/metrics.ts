@@ -151,7 +151,7 @@ export async function timed<T>(histogram: Histogram<'outcome'>, work: () => Prom
 
 /**
  * What the scrape-time gauges read from Redis. Every process that serves /metrics adds one
- * per Redis namespace it runs on (jobs/scrape-source.ts); several are summed.
+ * per Redis namespace it runs on (observability/scrape-source.ts); several are summed.
  */
 export interface ScrapeSource {
   poisonedShards(): Promise<number>;

@@ -6,8 +6,8 @@
 import { openApi } from '../../functions/app.ts';
 import { withDashboard } from '../../functions/dashboard.ts';
 import { type HttpServer, startServer } from '../../functions/server.ts';
-import { openRuntime } from '../../jobs/runtime.ts';
 import { parseQueues, startWorkers } from '../../jobs/workers.ts';
+import { openRuntime } from '../../runtime/runtime.ts';
 import type { Config } from '../../shared/config.ts';
 import { SluiceError } from '../../shared/errors.ts';
 import { type Logger, silentLogger } from '../../shared/log.ts';

@@ -15,13 +15,13 @@
  */
 import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { cooldowns } from '../metrics.ts';
 import { pageLimit } from '../page-limit.ts';
 import type { RedisClient } from '../redis/connection.ts';
 import { luaCommand, runLuaCommand } from '../redis/lua-commands.ts';
 import { isTableName } from '../table/table-name.ts';
 import { type LedgerEntry, WORK_KINDS, type WorkKind } from './contracts.ts';
 import { isCoolingDown } from './cooldown.ts';
-import type { SchedulerCounters } from './counters.ts';
 import { decodeLedgerCursor, encodeLedgerCursor } from './ledger-cursor.ts';
 import { afterFailure, type LedgerSettings, parseLedgerEntry } from './ledger-entry.ts';
 
@@ -50,7 +50,6 @@ export interface FailureLedgerDeps {
   prefix: string;
   settings: LedgerSettings;
   log: Logger;
-  counters: SchedulerCounters;
 }
 
 export const LEDGER_SWAP = luaCommand<'entry', number>('ledger-swap-1.lua', ['entry']);
@@ -85,7 +84,7 @@ export class FailureLedger {
           { kind, target, failures: entry.failures, until: entry.cooldownUntil, lastError: entry.lastError },
           'entering cooldown: the scheduler skips this target until then',
         );
-        this.deps.counters.count('cooldowns', kind);
+        cooldowns.inc({ kind });
       }
       return entry;
     }

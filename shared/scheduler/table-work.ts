@@ -7,8 +7,8 @@
  */
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
+import { queueBudgetExceeded } from '../metrics.ts';
 import type { WorkKind } from './contracts.ts';
-import type { SchedulerCounters } from './counters.ts';
 import type { DrainFlags } from './drain.ts';
 import type { FailureLedger } from './failure-ledger.ts';
 import { type BudgetedWork, mergeTimeBudget, withTimeBudget } from './time-budget.ts';
@@ -17,7 +17,6 @@ export interface TableWorkDeps {
   config: Config;
   ledger: FailureLedger;
   drains: DrainFlags;
-  schedulerCounters: SchedulerCounters;
 }
 
 export interface TableWorkRun {
@@ -42,7 +41,7 @@ export async function runTableWork<T>(
       { kind, waitedSeconds: queueWaitMs / 1000, budgetSeconds: scheduler.mergeQueueBudgetSeconds },
       'waited in the queue past its budget',
     );
-    deps.schedulerCounters.count('queueBudgetExceeded', kind);
+    queueBudgetExceeded.inc({ kind });
   }
   if (await deps.drains.isDrained(table)) {
     log.info({ kind }, 'table is drained; not starting');

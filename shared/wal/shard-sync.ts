@@ -6,14 +6,14 @@
  * every WAL entry present — so a new seq never collides with an acked entry (a collision
  * with an unacked one is caught by put-if-absent).
  */
-import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
 import type { ShardState } from '../redis/shard-state.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { listWalAfter } from './frontier.ts';
+import type { ManifestReader } from './manifest-reader.ts';
 
 export interface ShardSyncDeps {
   store: ObjectStore;
-  manifests: ShardManifestStore;
+  manifests: ManifestReader;
   shardState: ShardState;
 }
 

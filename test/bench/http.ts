@@ -25,8 +25,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { ensureRedis, freePort } from '../../infra/local/redis.ts';
-import { openRuntime } from '../../jobs/runtime.ts';
 import { startWorkers } from '../../jobs/workers.ts';
+import { openRuntime } from '../../runtime/runtime.ts';
 import { decodeArrowStreamForTable, encodeIpcStream } from '../../shared/arrow/ipc.ts';
 import {
   type JsonRow,
@@ -36,7 +36,6 @@ import {
 } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema } from '../../shared/arrow/schema.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
-import { tableStats } from '../../shared/read/table-stats.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 import { createRedisNamespace } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -108,7 +107,7 @@ const CASES: Case[] = [
     },
     inProcess: (sluice, table) => {
       const body = rotate(jsonBodies);
-      return () => sluice.append(table, jsonRowsToRecordBatch(schema, JSON.parse(body()).rows));
+      return () => sluice.writes.append(table, jsonRowsToRecordBatch(schema, JSON.parse(body()).rows));
     },
   },
   {
@@ -126,7 +125,7 @@ const CASES: Case[] = [
     },
     inProcess: (sluice, table) => {
       const body = rotate(arrowBodies);
-      return () => sluice.append(table, decodeArrowStreamForTable(schema, body()));
+      return () => sluice.writes.append(table, decodeArrowStreamForTable(schema, body()));
     },
   },
   {
@@ -144,7 +143,7 @@ const CASES: Case[] = [
     inProcess: (sluice, table) => {
       const key = rotate(lookupKeys);
       return async () => {
-        const found = await sluice.lookup(table, key());
+        const found = await sluice.reads.lookup(table, key());
         return found && tableToJsonRows(schema, found);
       };
     },
@@ -204,10 +203,10 @@ async function drive(
 }
 
 async function settled(sluice: Sluice, table: string): Promise<void> {
-  const def = await sluice.table(table);
+  const def = await sluice.tables.describe(table);
   await waitFor(
     async () => {
-      const stats = await tableStats(sluice, def);
+      const stats = await sluice.reads.stats(def);
       return stats.unsealedEntries === 0 && stats.sealedGenerations === 0;
     },
     { message: `${table} flushed`, timeoutMs: 60_000, intervalMs: 100 },
@@ -269,11 +268,11 @@ export async function* run(): AsyncIterable<BenchResult> {
   try {
     for (const [index, c] of CASES.entries()) {
       const table = `bench_${index}`;
-      await runtime.sluice.catalog.create(tableCreate(table));
+      await runtime.sluice.tables.create(tableCreate(table));
       await post(server.url, '/v1/tables', tableCreate(table));
       if (c.seed) {
         for (const rows of batches) {
-          await runtime.sluice.append(table, jsonRowsToRecordBatch(schema, rows));
+          await runtime.sluice.writes.append(table, jsonRowsToRecordBatch(schema, rows));
           await post(server.url, `/v1/tables/${table}/rows`, { rows });
         }
         await settled(runtime.sluice, table);

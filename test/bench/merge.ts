@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { openApi } from '../../functions/app.ts';
 import { ensureRedis } from '../../infra/local/redis.ts';
-import { openRuntime, type Runtime } from '../../jobs/runtime.ts';
+import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { lanceDb } from '../../shared/base/lance-module.ts';
 import { loadConfig } from '../../shared/config.ts';
@@ -52,14 +52,14 @@ function rows(from: number, count: number, version: number) {
 }
 
 async function generation(runtime: Runtime, table: TableDef, batch: RecordBatch, deletes: number[] = []) {
-  await runtime.sluice.append(table.name, batch);
-  if (deletes.length > 0) await runtime.sluice.delete(table.name, deletes);
-  await runtime.sluice.seal(table.name, 0);
-  await runtime.sluice.flush(table.name, 0);
+  await runtime.sluice.writes.append(table.name, batch);
+  if (deletes.length > 0) await runtime.sluice.writes.delete(table.name, deletes);
+  await runtime.sluice.shards.seal(table.name, 0);
+  await runtime.sluice.shards.flush(table.name, 0);
 }
 
 async function createTable(runtime: Runtime, name: string): Promise<TableDef> {
-  return runtime.sluice.catalog.create({
+  return runtime.sluice.tables.create({
     name,
     schema: {
       fields: [
@@ -79,10 +79,10 @@ async function tableWithBase(runtime: Runtime, name: string, baseRows: number): 
   const table = await createTable(runtime, name);
   for (let from = 1; from <= baseRows; from += BATCH) {
     await generation(runtime, table, jsonRowsToRecordBatch(table.schema, rows(from, BATCH, 1)));
-    await runtime.sluice.merge(name);
+    await runtime.sluice.tableWork.merge(name);
     if ((from - 1) % (10 * BATCH) === 0) progress(`  ${name}: ${from - 1 + BATCH} rows`);
   }
-  await runtime.sluice.compact(name);
+  await runtime.sluice.tableWork.compact(name);
   return table;
 }
 
@@ -121,7 +121,7 @@ async function measuredMerge(
   }, 5);
   const marks: Record<string, number> = {};
   const t0 = performance.now();
-  const outcome = await runtime.sluice.merge(table.name, {
+  const outcome = await runtime.sluice.tableWork.merge(table.name, {
     onStep: (step) => {
       marks[step] = performance.now();
     },
@@ -160,7 +160,7 @@ async function lookups(runtime: Runtime, table: string, keys: number, count: num
     const key = 1 + ((seed + i * 104_729) % (keys - KEPT_CLEAR));
     const before = readBytes();
     const t0 = performance.now();
-    const found = await runtime.sluice.lookup(table, key);
+    const found = await runtime.sluice.reads.lookup(table, key);
     times.push(performance.now() - t0);
     bytes.push(readBytes() - before);
     if (!found) throw new Error(`key ${key} not found`);
@@ -301,7 +301,7 @@ export async function* run(): AsyncIterable<BenchResult> {
 
     for (const [i, baseRows] of sizes.entries()) {
       const t0 = performance.now();
-      await runtime.sluice.compact(tables[i]!.name);
+      await runtime.sluice.tableWork.compact(tables[i]!.name);
       yield {
         bench: 'merge',
         case: `optimize-after-${MERGE_REPEATS}-merges-${baseRows}`,
@@ -345,7 +345,7 @@ export async function* run(): AsyncIterable<BenchResult> {
     };
 
     progress('scans');
-    const version = (await runtime.sluice.bases.read(table.name)).lanceVersion!;
+    const version = (await runtime.parts.bases.read(table.name)).lanceVersion!;
     const http = await scanHttp(runtime, table.name);
     const lance = await scanLance(dir, table.name, version);
     yield {
@@ -390,14 +390,14 @@ async function datasetBytes(dir: string, table: string): Promise<number> {
 async function coldLookupChild(table: string, keys: number, seed: number): Promise<void> {
   const config = loadConfig(process.env);
   const runtime = openRuntime(config, createLogger({ level: 'silent' }));
-  await runtime.sluice.table(table);
-  await runtime.sluice.bases.read(table);
+  await runtime.sluice.tables.describe(table);
+  await runtime.parts.bases.read(table);
   // The module's own files are read once per process, not per lookup: loaded before measuring.
   lanceDb();
   const key = 1 + (seed % (keys - KEPT_CLEAR));
   const before = readBytes();
   const t0 = performance.now();
-  const found = await runtime.sluice.lookup(table, key);
+  const found = await runtime.sluice.reads.lookup(table, key);
   const ms = performance.now() - t0;
   const bytes = readBytes() - before;
   if (!found) throw new Error(`key ${key} not found`);

@@ -84,8 +84,8 @@ async function measureFlush(cluster: TestCluster, net: NetHosts | null, workers:
     await h.scheduler.flush.pause();
     for (let round = 0; round < FLUSH_ROUNDS; round++) {
       const from = round * FLUSH_ROWS_PER_ROUND + 1;
-      await h.sluice.append('flush', await batchOf(h, 'flush', from, FLUSH_ROWS_PER_ROUND));
-      for (let shard = 0; shard < FLUSH_SHARDS; shard++) await h.sluice.seal('flush', shard);
+      await h.sluice.writes.append('flush', await batchOf(h, 'flush', from, FLUSH_ROWS_PER_ROUND));
+      for (let shard = 0; shard < FLUSH_SHARDS; shard++) await h.sluice.shards.seal('flush', shard);
     }
     const seconds = await timedRun(h, net, workers, 'flush', h.scheduler.flush);
     return { seconds, generations: FLUSH_SHARDS * FLUSH_ROUNDS, rows: FLUSH_ROUNDS * FLUSH_ROWS_PER_ROUND };
@@ -103,19 +103,19 @@ async function measureMerge(cluster: TestCluster, net: NetHosts | null, workers:
         eventsTable(table, { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 } }),
       );
       for (let g = 0; g < MERGE_GENERATIONS; g++) {
-        await h.sluice.append(
+        await h.sluice.writes.append(
           table,
           await batchOf(h, table, g * MERGE_ROWS_PER_GENERATION + 1, MERGE_ROWS_PER_GENERATION),
         );
-        await h.sluice.seal(table, 0);
-        await h.sluice.flush(table, 0);
+        await h.sluice.shards.seal(table, 0);
+        await h.sluice.shards.flush(table, 0);
       }
     }
     await h.scheduler.merge.pause();
     for (const table of tables) await h.scheduler.requestMerge(table, { manual: true });
     const seconds = await timedRun(h, net, workers, 'merge', h.scheduler.merge);
     for (const table of tables) {
-      const stats = await h.sluice.shardStats(table, 0);
+      const stats = await h.sluice.shards.stats(table, 0);
       if (stats.pendingGenerations !== 0)
         throw new Error(`${table} still has ${stats.pendingGenerations} pending`);
     }
@@ -134,7 +134,10 @@ function benchHarness(cluster: TestCluster): Promise<Harness> {
 }
 
 async function batchOf(h: Harness, table: string, from: number, count: number) {
-  return jsonRowsToRecordBatch((await h.sluice.table(table)).schema, eventRows(from, from + count - 1));
+  return jsonRowsToRecordBatch(
+    (await h.sluice.tables.describe(table)).schema,
+    eventRows(from, from + count - 1),
+  );
 }
 
 /** Starts the workers, resumes the paused queue, and times until it holds no job. */

@@ -42,8 +42,8 @@ import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { pino } from 'pino';
 import { ensureRedis } from '../../infra/local/redis.ts';
-import { openRuntime, type Runtime } from '../../jobs/runtime.ts';
 import { startWorkers } from '../../jobs/workers.ts';
+import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { type JsonRow, jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema, type TableSchema } from '../../shared/arrow/schema.ts';
 import { loadConfig } from '../../shared/config.ts';
@@ -227,7 +227,7 @@ async function countRows(sluice: Sluice, table: string): Promise<number> {
   let rows = 0;
   let after: string | null = null;
   do {
-    const page = await sluice.scan(table, { limit: SCAN_PAGE, after });
+    const page = await sluice.reads.scan(table, { limit: SCAN_PAGE, after });
     rows += page.rows.numRows;
     after = page.next;
   } while (after);
@@ -237,7 +237,7 @@ async function countRows(sluice: Sluice, table: string): Promise<number> {
 /** Merges until no committed generation is left unmerged (bounded). */
 async function mergeAll(sluice: Sluice, table: string): Promise<boolean> {
   for (let pass = 0; pass < MAX_MERGE_PASSES; pass++) {
-    const outcome = await sluice.merge(table);
+    const outcome = await sluice.tableWork.merge(table);
     if (outcome.merged.length === 0) return true;
   }
   return false;
@@ -267,14 +267,17 @@ async function runSluice(
   const sut = await openSluice(redisUrl, c.groupCommit, group.profile, log);
   try {
     const { sluice } = sut.runtime;
-    const table: TableDef = await sluice.catalog.create({
+    const table: TableDef = await sluice.tables.create({
       name: 'bench',
       schema: tableSchema,
       primaryKey: ['id'],
       shards: group.shards,
     });
-    await sluice.append(table.name, jsonRowsToRecordBatch(table.schema, makeRows(-WARMUP_ROWS, WARMUP_ROWS)));
-    await sluice.wal.settle();
+    await sluice.writes.append(
+      table.name,
+      jsonRowsToRecordBatch(table.schema, makeRows(-WARMUP_ROWS, WARMUP_ROWS)),
+    );
+    await sut.runtime.parts.wal.settle();
 
     const lag = new CommitLag(async (shard) => (await sut.observer.read(table.name, shard)).walCursor);
     const walEntries = new Set<string>();
@@ -284,8 +287,9 @@ async function runSluice(
     const requestsBefore = requestCounts(sut.store);
     const write =
       c.group.input === 'json'
-        ? (i: number) => sluice.append(table.name, jsonRowsToRecordBatch(table.schema, batches.json[i]!))
-        : (i: number) => sluice.append(table.name, batches.arrow[i]!);
+        ? (i: number) =>
+            sluice.writes.append(table.name, jsonRowsToRecordBatch(table.schema, batches.json[i]!))
+        : (i: number) => sluice.writes.append(table.name, batches.arrow[i]!);
     const rssBeforeMb = round(process.memoryUsage.rss() / 2 ** 20, 1);
     const { result: driven, peakRssMb } = await peakRss(() =>
       drive<AppendResult>(
@@ -304,7 +308,7 @@ async function runSluice(
         },
       ),
     );
-    await sluice.wal.settle();
+    await sut.runtime.parts.wal.settle();
     const trips = await roundTrips();
     const lagFigures = await lag.settle();
     const pipelineRequests = requestsSince(sut.store, requestsBefore);

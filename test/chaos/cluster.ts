@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../infra/local/redis.ts';
-import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import { QUEUE, queueOptions } from '../../queue/queues.ts';
 import { loadConfig } from '../../shared/config.ts';
 import type { FaultPlan } from '../../shared/store/fault-plan.ts';
 import { type LoggedProcess, spawnLogged } from '../support/logged-process.ts';

@@ -19,15 +19,16 @@ describe('an outside reader of the base dataset', () => {
   afterEach(() => h.close());
 
   async function mergedGeneration(rows: Record<string, unknown>[], deletes: number[] = []) {
-    const def = await h.sluice.table('events');
+    const def = await h.sluice.tables.describe('events');
     const { jsonRowsToRecordBatch } = await import('../../shared/arrow/json-rows.ts');
-    if (rows.length > 0) await h.sluice.append('events', jsonRowsToRecordBatch(def.schema, rows as never));
-    if (deletes.length > 0) await h.sluice.delete('events', deletes);
+    if (rows.length > 0)
+      await h.sluice.writes.append('events', jsonRowsToRecordBatch(def.schema, rows as never));
+    if (deletes.length > 0) await h.sluice.writes.delete('events', deletes);
     for (let shard = 0; shard < def.shards; shard++) {
-      await h.sluice.seal('events', shard);
-      await h.sluice.flush('events', shard);
+      await h.sluice.shards.seal('events', shard);
+      await h.sluice.shards.flush('events', shard);
     }
-    await h.sluice.merge('events');
+    await h.sluice.tableWork.merge('events');
   }
 
   it('sees exactly the merged rows, the declared columns and types, the key and its index, and finds the nearest vector', async () => {

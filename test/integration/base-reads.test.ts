@@ -23,10 +23,10 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
   it('a scan paged across merges, optimize and new writes returns every row of its snapshot exactly once', async () => {
     await h.createTable(eventsTable('paged', { shards: 2, settings: { maxGenerationsPerMerge: 2 } }));
     await flushedGeneration(h.sluice, 'paged', eventRows(1, 60, 1));
-    await h.sluice.merge('paged');
+    await h.sluice.tableWork.merge('paged');
     await flushedGeneration(h.sluice, 'paged', eventRows(50, 80, 2));
     await writeRows(h.sluice, 'paged', eventRows(75, 90, 3));
-    await h.sluice.delete('paged', [2, 55]);
+    await h.sluice.writes.delete('paged', [2, 55]);
     const snapshot = [
       ...eventRows(1, 1, 1),
       ...eventRows(3, 49, 1),
@@ -34,29 +34,29 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
       ...eventRows(56, 74, 2),
       ...eventRows(75, 90, 3),
     ];
-    const def = await h.sluice.table('paged');
+    const def = await h.sluice.tables.describe('paged');
     const seen: JsonRow[] = [];
     let after: string | null = null;
     let page = 0;
     do {
-      const result = await h.sluice.scan('paged', { limit: 9, after });
+      const result = await h.sluice.reads.scan('paged', { limit: 9, after });
       seen.push(...tableToJsonRows(def.schema, result.rows));
       after = result.next;
       page++;
       // Between pages the table moves on: everything is merged, optimized, overwritten and deleted again.
       if (page === 1) {
         for (let shard = 0; shard < 2; shard++) {
-          await h.sluice.seal('paged', shard);
-          await h.sluice.flush('paged', shard);
+          await h.sluice.shards.seal('paged', shard);
+          await h.sluice.shards.flush('paged', shard);
         }
-        await h.sluice.merge('paged');
-        await h.sluice.merge('paged');
+        await h.sluice.tableWork.merge('paged');
+        await h.sluice.tableWork.merge('paged');
       }
-      if (page === 3) await h.sluice.compact('paged');
+      if (page === 3) await h.sluice.tableWork.compact('paged');
       if (page === 4) {
         await flushedGeneration(h.sluice, 'paged', eventRows(1, 30, 4));
-        await h.sluice.delete('paged', [40, 41]);
-        await h.sluice.merge('paged');
+        await h.sluice.writes.delete('paged', [40, 41]);
+        await h.sluice.tableWork.merge('paged');
       }
     } while (after);
     expect(page).toBeGreaterThan(5);
@@ -77,12 +77,12 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
   it('lookups and scans stay exact while merges and an optimize run concurrently with them', async () => {
     await h.createTable(eventsTable('busy', { shards: 2, settings: { maxGenerationsPerMerge: 1 } }));
     await flushedGeneration(h.sluice, 'busy', eventRows(1, 40, 1));
-    await h.sluice.merge('busy');
+    await h.sluice.tableWork.merge('busy');
     for (let v = 2; v <= 4; v++) await flushedGeneration(h.sluice, 'busy', eventRows(1, 40, v));
     const expected = eventRows(1, 40, 4);
     const background = (async () => {
-      for (let i = 0; i < 7; i++) await h.sluice.merge('busy');
-      await h.sluice.compact('busy');
+      for (let i = 0; i < 7; i++) await h.sluice.tableWork.merge('busy');
+      await h.sluice.tableWork.compact('busy');
     })();
     let reads = 0;
     let done = false;
@@ -95,7 +95,7 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
       reads++;
     }
     await background;
-    expect((await h.sluice.bases.read('busy')).mergedThrough).toEqual({ '0': 4, '1': 4 });
+    expect((await h.parts.bases.read('busy')).mergedThrough).toEqual({ '0': 4, '1': 4 });
     expect(await readAll(h.sluice, 'busy', 13)).toEqual(expected);
   });
 
@@ -103,16 +103,16 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
     await h.createTable(eventsTable('cleanup', { settings: { maxGenerationsPerMerge: 1 } }));
     for (let v = 1; v <= 3; v++) {
       await flushedGeneration(h.sluice, 'cleanup', eventRows(1, 10, v));
-      await h.sluice.merge('cleanup');
+      await h.sluice.tableWork.merge('cleanup');
     }
-    const def = await h.sluice.table('cleanup');
-    const pinned = (await h.sluice.bases.read('cleanup')).lanceVersion!;
-    const first = await h.sluice.scan('cleanup', { limit: 4 });
+    const def = await h.sluice.tables.describe('cleanup');
+    const pinned = (await h.parts.bases.read('cleanup')).lanceVersion!;
+    const first = await h.sluice.reads.scan('cleanup', { limit: 4 });
     const graceMs = h.config.scheduler.gcGraceSeconds * 1000;
     await flushedGeneration(h.sluice, 'cleanup', eventRows(1, 10, 4));
-    await h.sluice.merge('cleanup');
-    await runOptimize(h.sluice, def, { graceMs, slackMs: 0 });
-    const versionsKept = (await (await h.sluice.datasets.openForWrite(def)).listVersions()).map(
+    await h.sluice.tableWork.merge('cleanup');
+    await runOptimize(h.parts, def, { graceMs, slackMs: 0 });
+    const versionsKept = (await (await h.parts.datasets.openForWrite(def)).listVersions()).map(
       (v) => v.version,
     );
     expect(versionsKept).toContain(pinned);
@@ -121,22 +121,22 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
       eventRows(1, 10, 3),
     );
 
-    await runOptimize(h.sluice, def, { graceMs, slackMs: 0, now: Date.now() + 2 * graceMs });
-    const versionsLeft = (await (await h.sluice.datasets.openForWrite(def)).listVersions()).map(
+    await runOptimize(h.parts, def, { graceMs, slackMs: 0, now: Date.now() + 2 * graceMs });
+    const versionsLeft = (await (await h.parts.datasets.openForWrite(def)).listVersions()).map(
       (v) => v.version,
     );
     expect(versionsLeft).not.toContain(pinned);
     expect(versionsLeft.length).toBeLessThan(versionsKept.length);
     expect(await readAll(h.sluice, 'cleanup', 3)).toEqual(eventRows(1, 10, 4));
     // Only a clock past the grace period removes them, and then the cursor is refused as expired.
-    await expect(h.sluice.scan('cleanup', { limit: 4, after: first.next })).rejects.toMatchObject({
+    await expect(h.sluice.reads.scan('cleanup', { limit: 4, after: first.next })).rejects.toMatchObject({
       code: 'CURSOR_EXPIRED',
     });
 
     async function readRest(after: string | null) {
       const rows: JsonRow[] = [];
       while (after) {
-        const page = await h.sluice.scan('cleanup', { limit: 4, after });
+        const page = await h.sluice.reads.scan('cleanup', { limit: 4, after });
         rows.push(...tableToJsonRows(def.schema, page.rows));
         after = page.next;
       }

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type * as SluiceLance from '@sluice/lance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRuntime, type Runtime } from '../../jobs/runtime.ts';
+import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { datasetLocation } from '../../shared/base/dataset-location.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
@@ -53,20 +53,20 @@ describe('the base dataset on S3', () => {
 
   it('merges into tables/{t}/base.lance under the key prefix; Sluice and LanceDB both read it', async () => {
     const { sluice } = runtime;
-    const def = await sluice.catalog.create(eventsTable('ons3', { shards: 2 }));
-    await sluice.append('ons3', jsonRowsToRecordBatch(def.schema, eventRows(1, 30, 1)));
-    await sluice.delete('ons3', [4]);
+    const def = await sluice.tables.create(eventsTable('ons3', { shards: 2 }));
+    await sluice.writes.append('ons3', jsonRowsToRecordBatch(def.schema, eventRows(1, 30, 1)));
+    await sluice.writes.delete('ons3', [4]);
     for (let shard = 0; shard < 2; shard++) {
-      await sluice.seal('ons3', shard);
-      await sluice.flush('ons3', shard);
+      await sluice.shards.seal('ons3', shard);
+      await sluice.shards.flush('ons3', shard);
     }
-    expect((await sluice.merge('ons3')).merged).toHaveLength(2);
+    expect((await sluice.tableWork.merge('ons3')).merged).toHaveLength(2);
     const expected = [...eventRows(1, 3, 1), ...eventRows(5, 30, 1)];
     expect(await readAll(sluice, 'ons3', 7)).toEqual(expected);
     expect(await lookupJson(sluice, 'ons3', 17)).toEqual(eventRows(17, 17, 1)[0]);
 
     const keys: string[] = [];
-    for await (const page of sluice.store.list(`${tablePrefix('ons3')}base.lance/_versions/`))
+    for await (const page of runtime.parts.store.list(`${tablePrefix('ons3')}base.lance/_versions/`))
       keys.push(...page.map((m) => m.key));
     expect(keys.length).toBeGreaterThan(0);
 

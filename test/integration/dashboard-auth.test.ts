@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApi } from '../../functions/app.ts';
 import { createHarness } from '../support/harness.ts';
+import { harnessRuntime } from '../support/harness-api.ts';
 import type { Call, Reply, TestTokens } from '../support/http-client.ts';
 import type { RedisNamespace } from '../support/redis.ts';
 import { type ServedProcess, type ServerProcess, serveProcess } from '../support/server-process.ts';
@@ -145,7 +146,7 @@ describe('dashboard access (API process)', () => {
 describe('the app Lambda serves (openApi)', () => {
   it('has no dashboard', async () => {
     const h = await createHarness();
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    const api = openApi(harnessRuntime(h));
     try {
       expect((await api.app.request('/admin/queues')).status).toBe(404);
     } finally {

@@ -88,7 +88,7 @@ describe('dead letters on the dashboard', () => {
     expect((await call('POST', `/v1/dead-letters/${letter.id}/retry`, { token: tokens.admin })).status).toBe(
       202,
     );
-    await waitFor(async () => (await h.sluice.shardStats('broken', 0)).committed.length === 1, {
+    await waitFor(async () => (await h.sluice.shards.stats('broken', 0)).committed.length === 1, {
       message: 'flushed after the retry',
     });
 

@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
+import { DeadLetterQueue } from '../../queue/dead-letter.ts';
 import { generationPrefix } from '../../shared/table/paths.ts';
 import { type Browser, chromiumAbsent, launchBrowser } from '../support/browser.ts';
 import type { Harness } from '../support/harness.ts';

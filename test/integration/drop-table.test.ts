@@ -5,10 +5,10 @@
  * of the table but the marker, which keeps the name from being used again.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { samplerDeps } from '../../jobs/sampler.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { samplerTick } from '../../shared/scheduler/sampler.ts';
-import { Sluice } from '../../shared/sluice.ts';
+import { samplerDeps } from '../../shared/services/sampler.ts';
+import { openSluice } from '../../shared/sluice.ts';
 import { tableDroppedKey, tablePrefix } from '../../shared/table/paths.ts';
 import type { Harness } from '../support/harness.ts';
 import { serveTestApi, type TestApi } from '../support/harness-api.ts';
@@ -28,8 +28,8 @@ describe('dropping a table', () => {
     ({ h, tokens, call } = served);
     await call('POST', '/v1/tables', { token: tokens.write, json: eventsTable('events', { shards: 2 }) });
     await call('POST', '/v1/tables/events/rows', { token: tokens.write, json: { rows: eventRows(1, 20) } });
-    await h.sluice.seal('events', 0);
-    await h.sluice.flush('events', 0);
+    await h.sluice.shards.seal('events', 0);
+    await h.sluice.shards.flush('events', 0);
   });
 
   afterEach(async () => {
@@ -43,14 +43,14 @@ describe('dropping a table', () => {
   };
 
   it('answers 404 at once to reads, writes, describe and list, here and in a process that had it cached', async () => {
-    const other = new Sluice({
+    const other = openSluice({
       config: h.config,
       store: h.store,
       redis: h.redis,
       scheduler: h.scheduler,
       log: h.sluice.log,
-    });
-    expect((await other.lookup('events', 1))?.numRows).toBe(1);
+    }).sluice;
+    expect((await other.reads.lookup('events', 1))?.numRows).toBe(1);
 
     expect((await call('DELETE', '/v1/tables/events', { token: tokens.write })).status).toBe(403);
     const dropped = await call('DELETE', '/v1/tables/events', { token: tokens.admin });
@@ -71,28 +71,28 @@ describe('dropping a table', () => {
       Array(6).fill([404, 'TABLE_NOT_FOUND']),
     );
     expect((await call('GET', '/v1/tables', { token: tokens.read })).json.items).toEqual([]);
-    await expect(other.lookup('events', 1)).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+    await expect(other.reads.lookup('events', 1)).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
     await expect(writeRows(other, 'events', eventRows(30, 30))).rejects.toMatchObject({
       code: 'TABLE_NOT_FOUND',
     });
   });
 
   it('a write learns of the drop from its allocation, also once Redis lost every copy of the flag', async () => {
-    const other = new Sluice({
+    const other = openSluice({
       config: h.config,
       store: h.store,
       redis: h.redis,
       scheduler: h.scheduler,
       log: h.sluice.log,
-    });
-    const def = await other.table('events');
+    }).sluice;
+    const def = await other.tables.describe('events');
     expect((await call('DELETE', '/v1/tables/events', { token: tokens.admin })).status).toBe(200);
-    const flags = [0, 1].map((shard) => h.sluice.shardState.keys('events', shard).dropped);
+    const flags = [0, 1].map((shard) => h.parts.shardState.keys('events', shard).dropped);
     expect(await h.redis.mget(...flags)).toEqual(['1', '1']);
 
     await h.redis.del(...flags);
     await expect(
-      other.append('events', jsonRowsToRecordBatch(def.schema, eventRows(42, 60))),
+      other.writes.append('events', jsonRowsToRecordBatch(def.schema, eventRows(42, 60))),
     ).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
     expect(await h.redis.mget(...flags)).toEqual(['1', '1']);
   });
@@ -108,8 +108,8 @@ describe('dropping a table', () => {
       json: { error: { code: 'TABLE_EXISTS', details: { dropped: true } } },
     });
 
-    const deps = samplerDeps(h.sluice);
-    await h.sluice.samplerIndex.recordSweep(0);
+    const deps = samplerDeps(h.parts);
+    await h.parts.samplerIndex.recordSweep(0);
     await samplerTick(deps, Date.now() + (GRACE_SECONDS - 5) * 1000);
     expect(await tableKeys()).toEqual(expect.arrayContaining(before));
 

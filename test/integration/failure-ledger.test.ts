@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SluiceError } from '../../shared/errors.ts';
+import { cooldowns } from '../../shared/metrics.ts';
 import type { RedisClient } from '../../shared/redis/connection.ts';
-import { SchedulerCounters } from '../../shared/scheduler/counters.ts';
 import { FailureLedger } from '../../shared/scheduler/failure-ledger.ts';
 import type { LedgerSettings } from '../../shared/scheduler/ledger-entry.ts';
+import { counterSince } from '../support/counter-since.ts';
 import { type CapturedLog, captureLog } from '../support/log-capture.ts';
 import { createRedisNamespace, keysMatching, type RedisNamespace } from '../support/redis.ts';
 
@@ -21,13 +22,16 @@ describe('failure ledger (I15, I17)', () => {
   let ns: RedisNamespace;
   let redis: RedisClient;
   let captured: CapturedLog;
-  let counters: SchedulerCounters;
+  let entered: Record<'merge' | 'compact', () => Promise<number>>;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     ns = createRedisNamespace();
     redis = ns.connect();
     captured = captureLog();
-    counters = new SchedulerCounters();
+    entered = {
+      merge: await counterSince(cooldowns, { kind: 'merge' }),
+      compact: await counterSince(cooldowns, { kind: 'compact' }),
+    };
   });
   afterEach(() => ns.cleanup());
 
@@ -37,7 +41,6 @@ describe('failure ledger (I15, I17)', () => {
       prefix: ns.prefix,
       settings: { ...DEFAULTS, ...settings },
       log: captured.log,
-      counters,
     });
   }
 
@@ -102,7 +105,6 @@ describe('failure ledger (I15, I17)', () => {
       prefix: ns.prefix,
       settings: DEFAULTS,
       log: captured.log,
-      counters,
     });
     expect((await other.get('merge', 't'))?.failures).toBe(1);
   });
@@ -146,7 +148,7 @@ describe('failure ledger (I15, I17)', () => {
     expect(await l.isCoolingDown('merge', 't', T0)).toBe(false);
     expect((await l.listCooldowns({}, T0)).items).toEqual([]);
     expect(captured.warnings()).toEqual([]);
-    expect(counters.value('cooldowns', 'merge')).toBe(0);
+    expect(await entered.merge()).toBe(0);
   });
 
   it('I15: entering cooldown logs warn with the last error and counts once; a success clears it', async () => {
@@ -166,16 +168,16 @@ describe('failure ledger (I15, I17)', () => {
         msg: expect.stringContaining('entering cooldown'),
       }),
     ]);
-    expect(counters.value('cooldowns', 'merge')).toBe(1);
+    expect(await entered.merge()).toBe(1);
     // A manual run failing while the cooldown holds extends it; it does not enter it again.
     await l.recordFailure('merge', 't', outage, T0 + 3000);
     expect(captured.warnings()).toHaveLength(1);
-    expect(counters.value('cooldowns', 'merge')).toBe(1);
+    expect(await entered.merge()).toBe(1);
     // After the cooldown the scheduler tries again; failing re-enters it, counted again.
     await l.recordFailure('merge', 't', outage, T0 + seconds(5000));
     expect(captured.warnings()).toHaveLength(2);
-    expect(counters.value('cooldowns', 'merge')).toBe(2);
-    expect(counters.value('cooldowns', 'compact')).toBe(0);
+    expect(await entered.merge()).toBe(2);
+    expect(await entered.compact()).toBe(0);
 
     await l.recordSuccess('merge', 't');
     expect(await l.isCoolingDown('merge', 't', T0 + seconds(5001))).toBe(false);

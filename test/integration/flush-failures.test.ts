@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeadLetter } from '../../jobs/dead-letter.ts';
-import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import type { DeadLetter } from '../../queue/dead-letter.ts';
+import { QUEUE, queueOptions } from '../../queue/queues.ts';
 import { generationKey, generationPrefix, shardManifestPrefix, walPrefix } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
@@ -25,7 +25,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
   });
 
   async function manifest(table: string) {
-    return h.sluice.manifests.read(table, 0);
+    return h.parts.manifests.read(table, 0);
   }
 
   /** Writes one batch and waits until it is sealed into a generation of its own. */
@@ -75,7 +75,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
       expect(after.committed.map((c) => c.generation)).toEqual([1, 2, 3]);
       expect(after.sealed).toEqual([]);
       expect(after.walCursor).toBe(after.sealedThrough);
-      expect((await h.sluice.shardStats('order', 0)).unsealedEntries).toBe(0);
+      expect((await h.sluice.shards.stats('order', 0)).unsealedEntries).toBe(0);
       expect(await readAll(h.sluice, 'order')).toEqual(eventRows(1, 30));
       expect(await deadLetters.count()).toBe(0);
     });
@@ -133,10 +133,10 @@ describe('flush failures: order, retry, poison, reopen', () => {
       expect(poisoned.poison).toMatchObject({ code: 'STORE_UNAVAILABLE', generation: 2 });
       const fail = { code: 'SHARD_POISONED', details: { poison: { generation: 2 } } };
       await expect(writeRows(h.sluice, 'broken', eventRows(21, 22))).rejects.toMatchObject(fail);
-      await expect(h.sluice.scan('broken', { limit: 10 })).rejects.toMatchObject(fail);
-      await expect(h.sluice.lookup('broken', 1)).rejects.toMatchObject(fail);
-      await expect(h.sluice.seal('broken', 0)).rejects.toMatchObject(fail);
-      const stats = await h.sluice.shardStats('broken', 0);
+      await expect(h.sluice.reads.scan('broken', { limit: 10 })).rejects.toMatchObject(fail);
+      await expect(h.sluice.reads.lookup('broken', 1)).rejects.toMatchObject(fail);
+      await expect(h.sluice.shards.seal('broken', 0)).rejects.toMatchObject(fail);
+      const stats = await h.sluice.shards.stats('broken', 0);
       expect(stats.poison).toMatchObject({ code: 'STORE_UNAVAILABLE', generation: 2 });
       expect(stats.sealed.map((g) => g.generation)).toEqual([2]);
 
@@ -152,7 +152,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
       expect(broken.hits).toBe(hitsAtPoison);
 
       broken.remove();
-      await h.sluice.reopen('broken', 0);
+      await h.sluice.shards.reopen('broken', 0);
       await waitFor(async () => (await manifest('broken')).committed.length === 2, {
         message: 'generation 2 after reopen',
       });
@@ -188,7 +188,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
       // Five generations sealed before any flush worker runs: one flush job takes them all.
       for (let g = 1; g <= 5; g++) {
         await writeRows(h.sluice, 'spread', eventRows(g * 10 - 9, g * 10));
-        await h.sluice.seal('spread', 0);
+        await h.sluice.shards.seal('spread', 0);
       }
       expect((await manifest('spread')).sealed.map((s) => s.generation)).toEqual([1, 2, 3, 4, 5]);
       // Ten failures in all, more than the job's nine attempts; two for each generation.
@@ -217,7 +217,7 @@ describe('flush failures: order, retry, poison, reopen', () => {
       await h.createTable(eventsTable('after'));
       for (let g = 1; g <= 2; g++) {
         await writeRows(h.sluice, 'after', eventRows(g * 10 - 9, g * 10));
-        await h.sluice.seal('after', 0);
+        await h.sluice.shards.seal('after', 0);
       }
       const broken = h.store.inject({ op: 'put', key: GEN('after', 2), fault: 'fail', permanent: true });
 
@@ -235,7 +235,9 @@ describe('flush failures: order, retry, poison, reopen', () => {
 
     it('I7: reopening a healthy shard is refused', async () => {
       await h.createTable(eventsTable('healthy'));
-      await expect(h.sluice.reopen('healthy', 0)).rejects.toMatchObject({ code: 'SHARD_NOT_POISONED' });
+      await expect(h.sluice.shards.reopen('healthy', 0)).rejects.toMatchObject({
+        code: 'SHARD_NOT_POISONED',
+      });
     });
   });
 });

@@ -17,7 +17,7 @@ async function entryIds(h: Harness, table: string, seq: number): Promise<number[
   if (!object) return null;
   const entry = decodeWalEntry(object.body, seq);
   if (entry.kind === 'hole') return [];
-  const def = await h.sluice.table(table);
+  const def = await h.sluice.tables.describe(table);
   return tableToJsonRows(def.schema, entry.table.select(['id', 'name', 'value'])).map((r) => r.id as number);
 }
 
@@ -110,7 +110,7 @@ describe('group commit without a window', () => {
     expect(await entryIds(h, 'fails', 2)).toBeNull();
     expect(await entryIds(h, 'fails', 3)).toEqual(idsOf(4, 5));
     // The failed seq was abandoned, so the seal tombstones it at once and moves past it.
-    const sealed = await h.sluice.seal('fails', 0);
+    const sealed = await h.sluice.shards.seal('fails', 0);
     expect(sealed.holes).toEqual([2]);
     expect((await readAll(h.sluice, 'fails')).map((r) => r.id)).toEqual(idsOf(0, 4, 5));
   });
@@ -127,7 +127,7 @@ describe('group commit without a window', () => {
       writeRows(h.sluice, 'late', rowsOf(2)),
     ]);
     expect([w1.shards[0]!.seq, w2.shards[0]!.seq]).toEqual([2, 3]);
-    await waitFor(async () => (await h.sluice.manifests.read('late', 0)).walCursor >= 3, {
+    await waitFor(async () => (await h.parts.manifests.read('late', 0)).walCursor >= 3, {
       message: 'the late entry in L0',
     });
     expect(await readAll(h.sluice, 'late')).toEqual(eventRows(1, 30));
@@ -142,13 +142,13 @@ describe('group commit without a window', () => {
     const before = await roundTrips();
     for (let w = 0; w < writes; w++) await writeRows(h.sluice, 'trips', rowsOf(w));
     const onAckPath = tripsSince(before, await roundTrips());
-    await h.sluice.wal.settle();
+    await h.parts.wal.settle();
     const all = tripsSince(before, await roundTrips());
     expect(onAckPath.allocate).toBe(writes);
     // Three per write before: allocate, complete, seal request.
     expect(all.total).toBeLessThanOrEqual(writes * 1.5);
     expect(all.complete + all.sealRequest).toBeLessThan(writes / 2);
-    const stats = await h.sluice.shardStats('trips', 0);
+    const stats = await h.sluice.shards.stats('trips', 0);
     expect(stats.frontier).toBe(writes + 1);
   });
 
@@ -165,7 +165,7 @@ describe('group commit without a window', () => {
         }
       }),
     );
-    await h.sluice.wal.settle();
+    await h.parts.wal.settle();
     const trips = tripsSince(before, await roundTrips());
     expect(trips.total / (writers * rounds)).toBeLessThanOrEqual(0.25);
     expect(await readAll(h.sluice, 'many')).toEqual(eventRows(0, writers * rounds * 10));

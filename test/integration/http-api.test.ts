@@ -8,7 +8,7 @@
 import { tableFromIPC } from 'apache-arrow';
 import type { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type DeadLetter, DeadLetterQueue } from '../../jobs/dead-letter.ts';
+import { type DeadLetter, DeadLetterQueue } from '../../queue/dead-letter.ts';
 import { encodeIpcStream } from '../../shared/arrow/ipc.ts';
 import { jsonRowsToTable, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema, type TableSchema } from '../../shared/arrow/schema.ts';

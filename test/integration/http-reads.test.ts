@@ -59,11 +59,11 @@ describe('reads over HTTP: projection, multi-key lookup, key ranges, row count',
     call = served.call;
     await h.createTable(eventsTable('events', { shards: 2 }));
     await flushedGeneration(h.sluice, 'events', eventRows(1, 40, 1));
-    await h.sluice.merge('events');
-    await h.sluice.delete('events', [5]);
+    await h.sluice.tableWork.merge('events');
+    await h.sluice.writes.delete('events', [5]);
     await flushedGeneration(h.sluice, 'events', eventRows(30, 50, 2));
     await writeRows(h.sluice, 'events', eventRows(51, 60, 3));
-    await h.sluice.delete('events', [35, 55]);
+    await h.sluice.writes.delete('events', [35, 55]);
   });
 
   afterAll(async () => {
@@ -221,7 +221,7 @@ describe('reads over HTTP: projection, multi-key lookup, key ranges, row count',
       'pairs',
       pairs.filter((p) => p.n % 2 === 0),
     );
-    await h.sluice.merge('pairs');
+    await h.sluice.tableWork.merge('pairs');
     await writeRows(
       h.sluice,
       'pairs',

@@ -13,6 +13,7 @@ import { type Env, requestContext } from '../../functions/request.ts';
 import { isLoopback, startServer } from '../../functions/server.ts';
 import { tableConfigKey } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { harnessRuntime } from '../support/harness-api.ts';
 import { httpClient } from '../support/http-client.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
 
@@ -37,7 +38,7 @@ describe('local HTTP server', () => {
   async function serve(overrides: Parameters<typeof createHarness>[0] = {}) {
     const h: Harness = await createHarness({ port: 0, ...overrides });
     cleanups.push(() => h.close());
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    const api = openApi(harnessRuntime(h));
     cleanups.push(() => api.close());
     const server = await startServer(api.app, h.config, h.sluice.log);
     cleanups.push(() => server.close());
@@ -56,7 +57,7 @@ describe('local HTTP server', () => {
   it('refuses to listen beyond loopback with auth off, and warns when auth is off on loopback', async () => {
     const h = await createHarness({ port: 0 });
     cleanups.push(() => h.close());
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    const api = openApi(harnessRuntime(h));
     cleanups.push(() => api.close());
     const { log, lines } = capturingLogger();
     expect(() => startServer(api.app, { ...h.config, host: '0.0.0.0' }, log)).toThrow(

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { samplerDeps } from '../../jobs/sampler.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
 import { samplerTick } from '../../shared/scheduler/sampler.ts';
-import { Sluice } from '../../shared/sluice.ts';
+import { samplerDeps } from '../../shared/services/sampler.ts';
+import { openSluice } from '../../shared/sluice.ts';
 import { walPrefix } from '../../shared/table/paths.ts';
 import type { WorkScheduler } from '../../shared/work/work-scheduler.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -39,11 +39,11 @@ describe('lost seal work comes back within lostSealSeconds', () => {
   async function setup() {
     h = await createHarness({ scheduler: { lostSealSeconds: 4, samplerIntervalSeconds: 1 } });
     // The sampler's first tick would sweep every shard: record one so only the watch can act.
-    await h.sluice.samplerIndex.recordSweep(Date.now());
+    await h.parts.samplerIndex.recordSweep(Date.now());
   }
 
   async function sealedThrough(table: string) {
-    return (await h.sluice.manifests.read(table, 0)).sealedThrough;
+    return (await h.parts.manifests.read(table, 0)).sealedThrough;
   }
 
   it('a writer that dies between its WAL put and the seal request: the entry is sealed and flushed', async () => {
@@ -58,19 +58,19 @@ describe('lost seal work comes back within lostSealSeconds', () => {
       requestCompact: (table) => h.scheduler.requestCompact(table),
       workStatus: (kind, table, id) => h.scheduler.workStatus(kind, table, id),
     };
-    const api = new Sluice({
+    const api = openSluice({
       config: h.config,
       store: h.store,
       redis: h.redis,
       scheduler: dying,
       log: createLogger({ level: 'silent' }),
-    });
+    }).sluice;
     const acked = await writeRows(api, 'died', eventRows(1, 10));
     expect(acked.shards).toEqual([{ shard: 0, seq: 1 }]);
     expect(await h.scheduler.seal.count()).toBe(0);
 
     h.startWorkers(['seal', 'flush', 'sampler']);
-    await waitFor(async () => (await h.sluice.manifests.read('died', 0)).committed.length === 1, {
+    await waitFor(async () => (await h.parts.manifests.read('died', 0)).committed.length === 1, {
       message: 'the orphaned WAL entry sealed and flushed',
       timeoutMs: 20_000,
     });
@@ -96,7 +96,7 @@ describe('lost seal work comes back within lostSealSeconds', () => {
       message: 'the entry whose ack was lost sealed',
       timeoutMs: 20_000,
     });
-    expect((await h.sluice.manifests.read('lost', 0)).sealed.map((g) => g.generation)).toEqual([1]);
+    expect((await h.parts.manifests.read('lost', 0)).sealed.map((g) => g.generation)).toEqual([1]);
   });
 
   it('a writer marks its shard again once Redis restarted empty, however recently it marked it', async () => {
@@ -104,23 +104,23 @@ describe('lost seal work comes back within lostSealSeconds', () => {
     await h.createTable(eventsTable('forgot'));
     await writeRows(h.sluice, 'forgot', eventRows(1, 5));
     const far = Date.now() + 60_000;
-    expect(await h.sluice.sealWatch.takeDue(far)).toEqual([{ table: 'forgot', shard: 0 }]);
+    expect(await h.parts.sealWatch.takeDue(far)).toEqual([{ table: 'forgot', shard: 0 }]);
     await deleteKeys(h.redis, `${h.config.redisPrefix}*`);
     await writeRows(h.sluice, 'forgot', eventRows(6, 10));
-    expect(await h.sluice.sealWatch.takeDue(far)).toEqual([{ table: 'forgot', shard: 0 }]);
+    expect(await h.parts.sealWatch.takeDue(far)).toEqual([{ table: 'forgot', shard: 0 }]);
   });
 
   it('a watched shard whose writes were all sealed is asked for nothing once it goes quiet', async () => {
     await setup();
     await h.createTable(eventsTable('quiet'));
     await writeRows(h.sluice, 'quiet', eventRows(1, 10));
-    await h.sluice.seal('quiet', 0);
+    await h.sluice.shards.seal('quiet', 0);
     await h.scheduler.seal.obliterate({ force: true });
     const later = Date.now() + 5_000;
-    const report = await samplerTick(samplerDeps(h.sluice), later);
+    const report = await samplerTick(samplerDeps(h.parts), later);
     expect(report.swept).toBe(false);
     expect(report.lostSeals).toBe(0);
     expect(await h.scheduler.seal.count()).toBe(0);
-    expect(await h.sluice.sealWatch.takeDue(later)).toEqual([]);
+    expect(await h.parts.sealWatch.takeDue(later)).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
 import type { Job, Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mergeProcessor } from '../../jobs/merge.ts';
-import type { TableJobData } from '../../jobs/queues.ts';
+import type { TableJobData } from '../../queue/queues.ts';
 import { SluiceError } from '../../shared/errors.ts';
-import { tableStats } from '../../shared/read/table-stats.ts';
-import { runTableWork } from '../../shared/scheduler/table-work.ts';
+import { queueBudgetExceeded } from '../../shared/metrics.ts';
 import { withTimeBudget } from '../../shared/scheduler/time-budget.ts';
 import { generationPrefix } from '../../shared/table/paths.ts';
+import { counterSince } from '../support/counter-since.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { prefixGlob } from '../support/key-globs.ts';
 import { captureLog } from '../support/log-capture.ts';
@@ -33,10 +33,10 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
 
   /** Committed generations not yet merged (pending counts sealed ones too). */
   async function flushed(table: string): Promise<number> {
-    const def = await h.sluice.table(table);
+    const def = await h.sluice.tables.describe(table);
     let total = 0;
     for (let shard = 0; shard < def.shards; shard++) {
-      const stats = await h.sluice.shardStats(table, shard);
+      const stats = await h.sluice.shards.stats(table, shard);
       total += stats.committed.filter((c) => c.generation > stats.mergedThrough).length;
     }
     return total;
@@ -84,7 +84,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       expect(elapsed).toBeLessThan(5_000);
       expect(error).toMatchObject({ code: 'TIMEOUT', details: { budget: 'no-progress' } });
       expect((error as SluiceError).cause).toMatchObject({ code: 'ABORTED', details: { op: 'get' } });
-      const entry = await h.sluice.ledger.get('merge', 'stall');
+      const entry = await h.parts.ledger.get('merge', 'stall');
       expect(entry).toMatchObject({ failures: 1, class: 'deadline', lastError: { code: 'TIMEOUT' } });
       expect(await pendingGenerations(h.sluice, 'stall')).toBe(1);
     });
@@ -100,7 +100,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       h.startWorkers(['merge']);
       const id = await h.scheduler.requestMerge('renewed', { manual: false });
       // The lock (1 s) is renewed every 0.5 s while the call hangs; only the 2 s no-progress limit ends it.
-      const failed = await waitFor(() => h.sluice.ledger.get('merge', 'renewed'), {
+      const failed = await waitFor(() => h.parts.ledger.get('merge', 'renewed'), {
         message: 'the stalled attempt recorded as a merge failure',
       });
       expect(failed).toMatchObject({ failures: 1, class: 'deadline' });
@@ -109,7 +109,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       expect(job.attemptsMade).toBe(2);
       expect(await job.getState()).toBe('completed');
       expect(await pendingGenerations(h.sluice, 'renewed')).toBe(0);
-      expect(await h.sluice.ledger.get('merge', 'renewed')).toBeNull();
+      expect(await h.parts.ledger.get('merge', 'renewed')).toBeNull();
     });
 
     it('the execution ceiling aborts a merge that keeps making slow progress', async () => {
@@ -119,11 +119,11 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         await flushedGeneration(h.sluice, 'ceiling', eventRows(g * 10 + 1, g * 10 + 10));
       const slow = h.store.inject({ op: 'get', key: L0('ceiling'), latencyMs: 400 });
       const error = await withTimeBudget({ ceilingMs: 1_000, noProgressMs: 60_000 }, 'merge', (options) =>
-        h.sluice.merge('ceiling', options),
+        h.sluice.tableWork.merge('ceiling', options),
       ).catch((err: unknown) => err);
       expect(error).toMatchObject({ code: 'TIMEOUT', details: { budget: 'ceiling', limitMs: 1_000 } });
       expect(slow.hits).toBe(3);
-      expect((await h.sluice.bases.read('ceiling')).version).toBe(0);
+      expect((await h.parts.bases.read('ceiling')).version).toBe(0);
     });
 
     it('a queue wait past mergeQueueBudgetSeconds is logged and counted, and the merge still runs', async () => {
@@ -131,22 +131,22 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       await h.createTable(eventsTable('waited'));
       await flushedGeneration(h.sluice, 'waited', eventRows(1, 5));
       const captured = captureLog();
+      const exceeded = await counterSince(queueBudgetExceeded, { kind: 'merge' });
       const run = (queueWaitMs: number) =>
-        runTableWork(
-          h.sluice,
+        h.sluice.tableWork.run(
           { kind: 'merge', table: 'waited', queueWaitMs, log: captured.log },
-          (options) => h.sluice.merge('waited', options),
+          (options) => h.sluice.tableWork.merge('waited', options),
         );
       expect((await run(900)).status).toBe('done');
-      expect(h.sluice.schedulerCounters.value('queueBudgetExceeded', 'merge')).toBe(0);
+      expect(await exceeded()).toBe(0);
       expect(await run(2_500)).toEqual({ status: 'done', result: { merged: [], lanceVersion: null } });
-      expect(h.sluice.schedulerCounters.value('queueBudgetExceeded', 'merge')).toBe(1);
+      expect(await exceeded()).toBe(1);
       expect(captured.warnings()).toEqual([
         expect.objectContaining({ kind: 'merge', waitedSeconds: 2.5, budgetSeconds: 1 }),
       ]);
       // The processor measures the wait from the job's own times.
       await mergeProcessor(h.sluice)(mergeJob('waited', { timestamp: Date.now() - 3_000 }));
-      expect(h.sluice.schedulerCounters.value('queueBudgetExceeded', 'merge')).toBe(2);
+      expect(await exceeded()).toBe(2);
     });
   });
 
@@ -161,11 +161,11 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
           /STORE_UNAVAILABLE|injected/,
         );
       }
-      expect(await h.sluice.ledger.get('merge', 'failing')).toMatchObject({ kind: 'merge', failures: 3 });
-      expect(await h.sluice.ledger.isCoolingDown('merge', 'failing')).toBe(true);
-      expect(await h.sluice.ledger.get('compact', 'failing')).toBeNull();
+      expect(await h.parts.ledger.get('merge', 'failing')).toMatchObject({ kind: 'merge', failures: 3 });
+      expect(await h.parts.ledger.isCoolingDown('merge', 'failing')).toBe(true);
+      expect(await h.parts.ledger.get('compact', 'failing')).toBeNull();
       for (let shard = 0; shard < 2; shard++) {
-        expect((await h.sluice.shardStats('failing', shard)).poison).toBeNull();
+        expect((await h.sluice.shards.stats('failing', shard)).poison).toBeNull();
       }
       // Writes and flushes of the table go on.
       await flushedGeneration(h.sluice, 'failing', eventRows(21, 30));
@@ -177,18 +177,18 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       await setup();
       await h.createTable(eventsTable('missing'));
       await flushedGeneration(h.sluice, 'missing', eventRows(1, 5));
-      const [l0] = (await h.sluice.shardStats('missing', 0)).committed;
+      const [l0] = (await h.sluice.shards.stats('missing', 0)).committed;
       await h.store.delete(l0!.path);
       const error = await mergeProcessor(h.sluice)(mergeJob('missing')).catch((err: unknown) => err);
       // UnrecoverableError: BullMQ spends no retry on it.
       expect(error).toMatchObject({ name: 'UnrecoverableError', cause: { code: 'DATA_MISSING' } });
-      expect(await h.sluice.ledger.get('merge', 'missing')).toMatchObject({
+      expect(await h.parts.ledger.get('merge', 'missing')).toMatchObject({
         failures: 1,
         class: 'data-or-configuration',
         needsAttention: true,
       });
       expect(await h.store.head(l0!.path)).toBeNull();
-      expect((await h.sluice.shardStats('missing', 0)).poison).toBeNull();
+      expect((await h.sluice.shards.stats('missing', 0)).poison).toBeNull();
     });
 
     it('I15: a manual merge runs while the table is in cooldown, and its success clears the cooldown', async () => {
@@ -196,9 +196,9 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       await h.createTable(eventsTable('cooling'));
       await flushedGeneration(h.sluice, 'cooling', eventRows(1, 10));
       for (let n = 0; n < 3; n++) {
-        await h.sluice.ledger.recordFailure('merge', 'cooling', new SluiceError('STORE_UNAVAILABLE', 'down'));
+        await h.parts.ledger.recordFailure('merge', 'cooling', new SluiceError('STORE_UNAVAILABLE', 'down'));
       }
-      expect(await h.sluice.ledger.isCoolingDown('merge', 'cooling')).toBe(true);
+      expect(await h.parts.ledger.isCoolingDown('merge', 'cooling')).toBe(true);
       h.startWorkers(['merge']);
       const id = await h.scheduler.requestMerge('cooling', { manual: true });
       const job = await settled(h.scheduler.merge, id);
@@ -208,9 +208,9 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         result: { merged: [{ shard: 0, from: 1, to: 1 }] },
       });
       expect(await pendingGenerations(h.sluice, 'cooling')).toBe(0);
-      expect(await h.sluice.ledger.isCoolingDown('merge', 'cooling')).toBe(false);
-      expect(await h.sluice.ledger.get('merge', 'cooling')).toBeNull();
-      expect((await h.sluice.ledger.listCooldowns()).items).toEqual([]);
+      expect(await h.parts.ledger.isCoolingDown('merge', 'cooling')).toBe(false);
+      expect(await h.parts.ledger.get('merge', 'cooling')).toBeNull();
+      expect((await h.parts.ledger.listCooldowns()).items).toEqual([]);
     });
   });
 
@@ -228,9 +228,9 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         result: { merged: [expect.anything(), expect.anything()] },
       });
       expect(again).toEqual({ status: 'done', result: { merged: [], lanceVersion: null } });
-      const base = await h.sluice.bases.read('redelivered');
+      const base = await h.parts.bases.read('redelivered');
       expect(base.version).toBe(1);
-      expect((await tableStats(h.sluice, await h.sluice.table('redelivered'))).baseRows).toBe(30);
+      expect((await h.sluice.reads.stats(await h.sluice.tables.describe('redelivered'))).baseRows).toBe(30);
       expect(await readAll(h.sluice, 'redelivered', 7)).toEqual([
         ...eventRows(1, 10),
         ...eventRows(11, 30, 2),
@@ -245,7 +245,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       const outcomes = await Promise.all([mergeProcessor(h.sluice)(job), mergeProcessor(h.sluice)(job)]);
       const merged = outcomes.map((o) => (o.status === 'done' ? o.result.merged.length : -1));
       expect(merged.sort()).toEqual([0, 1]);
-      const base = await h.sluice.bases.read('zombie');
+      const base = await h.parts.bases.read('zombie');
       expect(base.version).toBe(1);
       expect(await readAll(h.sluice, 'zombie')).toEqual(eventRows(1, 20));
     });
@@ -293,7 +293,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       await setup();
       const def = await h.createTable(eventsTable('drained', { shards: 2 }));
       h.startWorkers(['seal', 'flush', 'merge']);
-      await h.sluice.drains.setDrain(def, true);
+      await h.parts.drains.setDrain(def, true);
       await writeRows(h.sluice, 'drained', eventRows(1, 40));
       await waitFor(async () => (await flushed('drained')) === 2, { message: 'both shards flushed' });
       const skipped = await settled(
@@ -301,11 +301,11 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         await h.scheduler.requestMerge('drained', { manual: false }),
       );
       expect(skipped.returnvalue).toEqual({ status: 'drained' });
-      expect((await h.sluice.bases.read('drained')).version).toBe(0);
-      expect(await h.sluice.ledger.get('merge', 'drained')).toBeNull();
+      expect((await h.parts.bases.read('drained')).version).toBe(0);
+      expect(await h.parts.ledger.get('merge', 'drained')).toBeNull();
       expect(await readAll(h.sluice, 'drained')).toEqual(eventRows(1, 40));
 
-      await h.sluice.drains.setDrain(def, false);
+      await h.parts.drains.setDrain(def, false);
       const resumed = await settled(
         h.scheduler.merge,
         await h.scheduler.requestMerge('drained', { manual: false }),
@@ -322,7 +322,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       const slow = h.store.inject({ op: 'get', key: L0('running'), latencyMs: 500, times: 1 });
       const running = mergeProcessor(h.sluice)(mergeJob('running'));
       await waitFor(() => slow.hits === 1, { message: 'the merge reading its inputs' });
-      await h.sluice.drains.setDrain(def, true);
+      await h.parts.drains.setDrain(def, true);
       expect(await running).toMatchObject({
         status: 'done',
         result: { merged: [{ shard: 0, from: 1, to: 1 }] },
@@ -334,14 +334,14 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
     it('the flag survives a Redis loss: the store copy answers when Redis has none', async () => {
       await setup();
       const def = await h.createTable(eventsTable('durable'));
-      expect(await h.sluice.drains.isDrained('durable')).toBe(false);
-      await h.sluice.drains.setDrain(def, true);
+      expect(await h.parts.drains.isDrained('durable')).toBe(false);
+      await h.parts.drains.setDrain(def, true);
       // Redis restarted empty: every key of the namespace is gone.
       await deleteKeys(h.redis, `${h.config.redisPrefix}*`);
       expect(await keysMatching(h.redis, `${h.config.redisPrefix}*`)).toEqual([]);
-      expect(await h.sluice.drains.isDrained('durable')).toBe(true);
-      await h.sluice.drains.setDrain(def, false);
-      expect(await h.sluice.drains.isDrained('durable')).toBe(false);
+      expect(await h.parts.drains.isDrained('durable')).toBe(true);
+      await h.parts.drains.setDrain(def, false);
+      expect(await h.parts.drains.isDrained('durable')).toBe(false);
     });
   });
 });

@@ -35,7 +35,7 @@ describe('merge status and job progress', () => {
     await h.createTable(eventsTable(table));
     h.startWorkers(['seal', 'flush']);
     await writeRows(h.sluice, table, eventRows(1, 10));
-    await waitFor(async () => (await h.sluice.shardStats(table, 0)).committed.length === 1, {
+    await waitFor(async () => (await h.sluice.shards.stats(table, 0)).committed.length === 1, {
       message: 'generation 1 committed',
     });
     await h.workers?.close(1_000);
@@ -71,7 +71,7 @@ describe('merge status and job progress', () => {
       },
       { message: 'the merge completed' },
     );
-    const [generation] = (await h.sluice.shardStats('orders', 0)).committed;
+    const [generation] = (await h.sluice.shards.stats('orders', 0)).committed;
     expect(done.progress).toEqual({
       rowsDone: 10,
       rowsTotal: 10,
@@ -93,7 +93,7 @@ describe('merge status and job progress', () => {
 
   it('a failed merge shows its state and reason', async () => {
     await committedGeneration('broken');
-    const [generation] = (await h.sluice.shardStats('broken', 0)).committed;
+    const [generation] = (await h.sluice.shards.stats('broken', 0)).committed;
     await h.store.delete(generation!.path);
     h.startWorkers(['merge']);
     const { headers } = await call('POST', '/v1/tables/broken/merge', { token: tokens.admin });

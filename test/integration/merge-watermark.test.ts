@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
 import type { MergeStep } from '../../shared/lsm/merge.ts';
-import { tableStats } from '../../shared/read/table-stats.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { spawnLogged } from '../support/logged-process.ts';
 import {
@@ -20,8 +19,8 @@ async function latestRows(h: Harness, table: string) {
   const db = await lanceDb().connect(`${h.dir.path}/tables/${table}`);
   const rows = fromLanceArrow(await (await db.openTable('base')).query().toArrow());
   return inKeyOrder(
-    (await h.sluice.table(table)).schema,
-    tableToJsonRows((await h.sluice.table(table)).schema, rows),
+    (await h.sluice.tables.describe(table)).schema,
+    tableToJsonRows((await h.sluice.tables.describe(table)).schema, rows),
   );
 }
 
@@ -45,14 +44,14 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
   it('a merge dying before its Lance commit leaves nothing behind; the redo applies once', async () => {
     await h.createTable(eventsTable('before'));
     await flushedGeneration(h.sluice, 'before', eventRows(1, 10, 1));
-    await h.sluice.merge('before');
+    await h.sluice.tableWork.merge('before');
     await flushedGeneration(h.sluice, 'before', eventRows(5, 15, 2));
-    const recorded = (await h.sluice.bases.read('before')).lanceVersion;
-    await expect(h.sluice.merge('before', dieAt('prepared'))).rejects.toThrow('died at prepared');
-    expect((await h.sluice.bases.read('before')).lanceVersion).toBe(recorded);
+    const recorded = (await h.parts.bases.read('before')).lanceVersion;
+    await expect(h.sluice.tableWork.merge('before', dieAt('prepared'))).rejects.toThrow('died at prepared');
+    expect((await h.parts.bases.read('before')).lanceVersion).toBe(recorded);
     const expected = [...eventRows(1, 4, 1), ...eventRows(5, 15, 2)];
     expect(await readAll(h.sluice, 'before', 4)).toEqual(expected);
-    expect((await h.sluice.merge('before')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
+    expect((await h.sluice.tableWork.merge('before')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
     expect(await readAll(h.sluice, 'before', 4)).toEqual(expected);
     expect(await latestRows(h, 'before')).toEqual(expected);
   });
@@ -60,35 +59,37 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
   it('a merge dying between its Lance commit and its record: reads stay exact, the redo restores and applies once', async () => {
     await h.createTable(eventsTable('between'));
     await flushedGeneration(h.sluice, 'between', eventRows(1, 10, 1));
-    await h.sluice.merge('between');
+    await h.sluice.tableWork.merge('between');
     await flushedGeneration(h.sluice, 'between', eventRows(5, 15, 2));
-    await h.sluice.delete('between', [1, 2]);
-    await h.sluice.seal('between', 0);
-    await h.sluice.flush('between', 0);
-    const recorded = await h.sluice.bases.read('between');
-    await expect(h.sluice.merge('between', dieAt('lance-committed'))).rejects.toThrow(
+    await h.sluice.writes.delete('between', [1, 2]);
+    await h.sluice.shards.seal('between', 0);
+    await h.sluice.shards.flush('between', 0);
+    const recorded = await h.parts.bases.read('between');
+    await expect(h.sluice.tableWork.merge('between', dieAt('lance-committed'))).rejects.toThrow(
       'died at lance-committed',
     );
-    expect(await h.sluice.bases.read('between')).toEqual(recorded);
+    expect(await h.parts.bases.read('between')).toEqual(recorded);
     const expected = [...eventRows(3, 4, 1), ...eventRows(5, 15, 2)];
     // The unrecorded Lance commit holds the same content the redo writes again.
     expect(await latestRows(h, 'between')).toEqual(expected);
     expect(await readAll(h.sluice, 'between', 4)).toEqual(expected);
     expect(await lookupJson(h.sluice, 'between', 1)).toBeNull();
-    expect((await h.sluice.merge('between')).merged).toEqual([{ shard: 0, from: 2, to: 3 }]);
+    expect((await h.sluice.tableWork.merge('between')).merged).toEqual([{ shard: 0, from: 2, to: 3 }]);
     expect(await readAll(h.sluice, 'between', 4)).toEqual(expected);
     expect(await latestRows(h, 'between')).toEqual(expected);
-    expect((await tableStats(h.sluice, await h.sluice.table('between'))).baseRows).toBe(expected.length);
-    expect((await h.sluice.merge('between')).merged).toEqual([]);
+    expect((await h.sluice.reads.stats(await h.sluice.tables.describe('between'))).baseRows).toBe(
+      expected.length,
+    );
+    expect((await h.sluice.tableWork.merge('between')).merged).toEqual([]);
   });
 
   it('a redelivered merge of generations already recorded changes nothing', async () => {
     await h.createTable(eventsTable('again'));
     await flushedGeneration(h.sluice, 'again', eventRows(1, 10, 1));
-    await h.sluice.merge('again');
-    const recorded = await h.sluice.bases.read('again');
-    expect((await h.sluice.merge('again')).merged).toEqual([]);
-    expect(await h.sluice.bases.read('again')).toEqual(recorded);
+    await h.sluice.tableWork.merge('again');
+    const recorded = await h.parts.bases.read('again');
+    expect((await h.sluice.tableWork.merge('again')).merged).toEqual([]);
+    expect(await h.parts.bases.read('again')).toEqual(recorded);
     expect(await latestRows(h, 'again')).toEqual(eventRows(1, 10, 1));
   });
 
@@ -101,7 +102,7 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
     const asleep = new Promise<void>((resolve) => {
       paused = resolve;
     });
-    const zombie = h.sluice.merge('zombie', {
+    const zombie = h.sluice.tableWork.merge('zombie', {
       async onStep(step) {
         if (step !== 'prepared' || slept) return;
         slept = true;
@@ -112,13 +113,13 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
       },
     });
     await asleep;
-    expect((await h.sluice.merge('zombie')).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
+    expect((await h.sluice.tableWork.merge('zombie')).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
     await flushedGeneration(h.sluice, 'zombie', eventRows(1, 5, 2));
-    expect((await h.sluice.merge('zombie')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
-    const recorded = await h.sluice.bases.read('zombie');
+    expect((await h.sluice.tableWork.merge('zombie')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
+    const recorded = await h.parts.bases.read('zombie');
     wake();
     expect((await zombie).merged).toEqual([]);
-    expect(await h.sluice.bases.read('zombie')).toEqual(recorded);
+    expect(await h.parts.bases.read('zombie')).toEqual(recorded);
     const expected = [...eventRows(1, 5, 2), ...eventRows(6, 10, 1)];
     expect(await readAll(h.sluice, 'zombie', 3)).toEqual(expected);
     expect(await latestRows(h, 'zombie')).toEqual(expected);
@@ -128,19 +129,19 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
   it('kill -9 between the Lance commit and the record: the next merge applies the generations once', async () => {
     await h.createTable(eventsTable('killed'));
     await flushedGeneration(h.sluice, 'killed', eventRows(1, 10, 1));
-    await h.sluice.merge('killed');
+    await h.sluice.tableWork.merge('killed');
     await flushedGeneration(h.sluice, 'killed', eventRows(6, 20, 2));
     for (const step of ['prepared', 'lance-committed'] as const) {
       const child = spawnLogged('test/support/merge-until-step.ts', ['killed', step], childEnv(h.config));
       await child.waitForLine((line) => line.msg === 'merge step', `the merge to reach ${step}`);
       await child.stop('SIGKILL');
-      expect((await h.sluice.bases.read('killed')).mergedThrough).toEqual({ '0': 1 });
+      expect((await h.parts.bases.read('killed')).mergedThrough).toEqual({ '0': 1 });
     }
     const expected = [...eventRows(1, 5, 1), ...eventRows(6, 20, 2)];
     expect(await readAll(h.sluice, 'killed', 7)).toEqual(expected);
-    expect((await h.sluice.merge('killed')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
+    expect((await h.sluice.tableWork.merge('killed')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
     expect(await readAll(h.sluice, 'killed', 7)).toEqual(expected);
     expect(await latestRows(h, 'killed')).toEqual(expected);
-    expect((await tableStats(h.sluice, await h.sluice.table('killed'))).baseRows).toBe(20);
+    expect((await h.sluice.reads.stats(await h.sluice.tables.describe('killed'))).baseRows).toBe(20);
   });
 });

@@ -6,11 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openApi } from '../../functions/app.ts';
 import { type HttpServer, startServer } from '../../functions/server.ts';
-import { startMetricsServer } from '../../jobs/metrics-server.ts';
-import { QUEUE } from '../../jobs/queues.ts';
+import { startMetricsServer } from '../../observability/metrics-server.ts';
+import { QUEUE } from '../../queue/queues.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { registry } from '../../shared/metrics.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { harnessRuntime } from '../support/harness-api.ts';
 import { hashTag } from '../support/hash-tag.ts';
 import { type Call, httpClient, type TestTokens, testTokens } from '../support/http-client.ts';
 import { eventRows, eventsTable } from '../support/rows.ts';
@@ -43,7 +44,7 @@ function value(samples: Samples, name: string, labels: Record<string, string> = 
 }
 
 async function committed(h: Harness, table: string): Promise<number> {
-  return (await h.sluice.manifests.read(table, 0)).committed.length;
+  return (await h.parts.manifests.read(table, 0)).committed.length;
 }
 
 describe('/metrics', () => {
@@ -56,7 +57,7 @@ describe('/metrics', () => {
     const tokens = testTokens();
     const h = await createHarness({ port: 0, tokens: JSON.parse(tokens.env) });
     cleanups.push(() => h.close());
-    const api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    const api = openApi(harnessRuntime(h));
     cleanups.push(() => api.close());
     const server: HttpServer = await startServer(api.app, h.config, h.sluice.log);
     cleanups.push(() => server.close());
@@ -115,7 +116,7 @@ describe('/metrics', () => {
     expect(after.get(key('sluice_poisoned_shards'))).toBe(0);
 
     // Poison is read from Redis at scrape time, so every process sees it; a refused write counts under its code.
-    await h.sluice.poison('events', 0, { code: 'DATA_CORRUPT', generation: 2, cause: 'test' });
+    await h.sluice.shards.poison('events', 0, { code: 'DATA_CORRUPT', generation: 2, cause: 'test' });
     const refused = await call('POST', '/v1/tables/events/rows', {
       token: tokens.write,
       json: { rows: eventRows(26, 29) },
@@ -127,7 +128,7 @@ describe('/metrics', () => {
       value(poisoned, 'sluice_write_rows_total', { op: 'upsert', outcome: 'shard_poisoned' }) -
         value(after, 'sluice_write_rows_total', { op: 'upsert', outcome: 'shard_poisoned' }),
     ).toBe(4);
-    await h.sluice.reopen('events', 0);
+    await h.sluice.shards.reopen('events', 0);
     expect((await scrape()).get(key('sluice_poisoned_shards'))).toBe(0);
   });
 
@@ -170,8 +171,8 @@ describe('/metrics', () => {
     const ready = worker.lines.find((line) => line.msg === 'workers ready');
     const metricsUrl = String(ready?.metricsUrl);
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const def = await h.sluice.table('remote');
-    await h.sluice.append('remote', jsonRowsToRecordBatch(def.schema, eventRows(1, 10)));
+    const def = await h.sluice.tables.describe('remote');
+    await h.sluice.writes.append('remote', jsonRowsToRecordBatch(def.schema, eventRows(1, 10)));
     await waitFor(async () => (await committed(h, 'remote')) >= 1, { message: 'the worker to flush' });
 
     const health = await fetch(`${metricsUrl}/healthz`);

@@ -21,6 +21,7 @@ import {
   TablePageSchema,
 } from '../../functions/openapi/schemas.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { harnessRuntime } from '../support/harness-api.ts';
 import { testTokens } from '../support/http-client.ts';
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
@@ -44,7 +45,7 @@ describe('OpenAPI document', () => {
 
   beforeAll(async () => {
     h = await createHarness({ tokens: JSON.parse(tokens.env) });
-    api = openApi({ sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} });
+    api = openApi(harnessRuntime(h));
   });
 
   afterAll(async () => {

@@ -18,7 +18,7 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     h = await createHarness();
     await h.createTable(eventsTable(name));
     await writeRows(h.sluice, name, eventRows(1, 5));
-    const outcome = await h.sluice.poison(name, 0, REASON);
+    const outcome = await h.sluice.shards.poison(name, 0, REASON);
     expect(outcome).toMatchObject({ poisoned: true, durable: true });
   }
 
@@ -27,35 +27,35 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     const gated = new GatedStore(h.store);
     const gate = gated.hold('list', /\/wal\/$/);
     const sync = syncShard(
-      { store: gated, manifests: h.sluice.manifests, shardState: h.sluice.shardState },
+      { store: gated, manifests: h.parts.manifests, shardState: h.parts.shardState },
       'race',
       0,
     );
     await gate.reached;
-    await h.sluice.reopen('race', 0);
+    await h.sluice.shards.reopen('race', 0);
     gate.release();
     await sync;
 
-    expect(await h.sluice.shardState.cachedPoison('race', 0)).toBeNull();
+    expect(await h.parts.shardState.cachedPoison('race', 0)).toBeNull();
     await expect(writeRows(h.sluice, 'race', eventRows(6, 10))).resolves.toBeDefined();
-    expect((await h.sluice.shardStats('race', 0)).poison).toBeNull();
+    expect((await h.sluice.shards.stats('race', 0)).poison).toBeNull();
   });
 
   it('a Redis restored from a snapshot taken while poisoned heals on the next sync', async () => {
     await poisonedTable('snapshot');
-    const keys = shardKeyList(h.sluice.shardState.keys('snapshot', 0));
+    const keys = shardKeyList(h.parts.shardState.keys('snapshot', 0));
     const snapshot = await Promise.all(
       keys.map(async (key) => [key, await h.redis.dumpBuffer(key)] as const),
     );
-    await h.sluice.reopen('snapshot', 0);
+    await h.sluice.shards.reopen('snapshot', 0);
     for (const [key, dump] of snapshot) {
       if (dump) await h.redis.restore(key, 0, dump, 'REPLACE');
       else await h.redis.del(key);
     }
-    expect(await h.sluice.shardState.cachedPoison('snapshot', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
+    expect(await h.parts.shardState.cachedPoison('snapshot', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
 
-    await h.sluice.reconcile('snapshot');
-    expect(await h.sluice.shardState.cachedPoison('snapshot', 0)).toBeNull();
+    await h.sluice.shards.reconcile('snapshot');
+    expect(await h.parts.shardState.cachedPoison('snapshot', 0)).toBeNull();
     await expect(writeRows(h.sluice, 'snapshot', eventRows(6, 10))).resolves.toBeDefined();
   });
 
@@ -64,19 +64,19 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     await h.createTable(eventsTable('refused'));
     await writeRows(h.sluice, 'refused', eventRows(1, 5));
     const refusing = h.store.inject({ op: 'putIfAbsent', key: '**/_manifest/**', fault: 'fail' });
-    const outcome = await h.sluice.poison('refused', 0, REASON);
+    const outcome = await h.sluice.shards.poison('refused', 0, REASON);
     refusing.remove();
     expect(outcome).toMatchObject({ poisoned: true, durable: false });
 
-    await h.sluice.reconcile('refused');
-    expect(await h.sluice.shardState.cachedPoison('refused', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
+    await h.sluice.shards.reconcile('refused');
+    expect(await h.parts.shardState.cachedPoison('refused', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
     await expect(writeRows(h.sluice, 'refused', eventRows(6, 10))).rejects.toMatchObject({
       code: 'SHARD_POISONED',
     });
 
-    await h.sluice.reopen('refused', 0);
-    await h.sluice.reconcile('refused');
-    expect(await h.sluice.shardState.cachedPoison('refused', 0)).toBeNull();
+    await h.sluice.shards.reopen('refused', 0);
+    await h.sluice.shards.reconcile('refused');
+    expect(await h.parts.shardState.cachedPoison('refused', 0)).toBeNull();
     await expect(writeRows(h.sluice, 'refused', eventRows(6, 10))).resolves.toBeDefined();
   });
 });

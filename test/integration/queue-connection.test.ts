@@ -1,12 +1,12 @@
 /**
- * BullMQ's connections come from Sluice's connection factory (jobs/queue-connection.ts),
+ * BullMQ's connections come from Sluice's connection factory (queue/queue-connection.ts),
  * installed as BullMQ's client factory. Sluice's queues get their connections from it; a
  * queue built with plain connection options still gets the client BullMQ would have made.
  */
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { queueConnection } from '../../jobs/queue-connection.ts';
-import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import { queueConnection } from '../../queue/queue-connection.ts';
+import { QUEUE, queueOptions } from '../../queue/queues.ts';
 import { loadConfig } from '../../shared/config.ts';
 import {
   createRedisNamespace,

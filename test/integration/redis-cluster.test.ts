@@ -124,7 +124,7 @@ describe('Sluice on a Redis Cluster', () => {
     expect(poisoned.json.error.code).toBe('SHARD_POISONED');
 
     const outage = new SluiceError('STORE_UNAVAILABLE', 'the store is down');
-    for (let n = 0; n < 3; n++) await h.sluice.ledger.recordFailure('merge', 'orders', outage);
+    for (let n = 0; n < 3; n++) await h.parts.ledger.recordFailure('merge', 'orders', outage);
     const cooldowns = await call('GET', '/v1/scheduler/cooldowns', { token: tokens.admin });
     expect(cooldowns.json.items).toMatchObject([{ kind: 'merge', target: 'orders', failures: 3 }]);
     const failures = await call('GET', '/v1/scheduler/merge-failures', { token: tokens.admin });
@@ -215,10 +215,10 @@ describe('Sluice on a Redis Cluster under failure', () => {
     await waitFor(
       async () =>
         load.acksOn(0, pausedAt).length >= 10 &&
-        (await h.sluice.shardStats('failover', 0)).sealedThrough > seqAtPause,
+        (await h.sluice.shards.stats('failover', 0)).sealedThrough > seqAtPause,
       { message: 'shard 0 sealed past what the replica has', timeoutMs: 20_000 },
     );
-    const sealedAtKill = (await h.sluice.shardStats('failover', 0)).sealedThrough;
+    const sealedAtKill = (await h.sluice.shards.stats('failover', 0)).sealedThrough;
     const seqAtKill = Number(await cluster.node(master.port).get(seqKey));
     cluster.kill(master.port);
     const killedAt = Date.now();

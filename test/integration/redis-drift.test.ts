@@ -1,9 +1,9 @@
 import { Queue, UnrecoverableError } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeadLetter } from '../../jobs/dead-letter.ts';
-import { DeadLetterQueue } from '../../jobs/dead-letter.ts';
 import { flushFailureHandler } from '../../jobs/flush.ts';
-import { QUEUE, queueOptions } from '../../jobs/queues.ts';
+import type { DeadLetter } from '../../queue/dead-letter.ts';
+import { DeadLetterQueue } from '../../queue/dead-letter.ts';
+import { QUEUE, queueOptions } from '../../queue/queues.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
 
@@ -17,20 +17,20 @@ describe('Redis state that drifted from the store (I2, I7, I18)', () => {
 
   async function generation(table: string, from: number, to: number) {
     await writeRows(h.sluice, table, eventRows(from, to));
-    await h.sluice.seal(table, 0);
-    await h.sluice.flush(table, 0);
+    await h.sluice.shards.seal(table, 0);
+    await h.sluice.shards.flush(table, 0);
   }
 
   it('I2: a Redis restored from an old snapshot never hands out a seq at or below the sealed range', async () => {
     await h.createTable(eventsTable('snapshot'));
     await generation('snapshot', 1, 10);
     await generation('snapshot', 11, 20);
-    await h.redis.set(h.sluice.shardState.keys('snapshot', 0).seq, 0);
+    await h.redis.set(h.parts.shardState.keys('snapshot', 0).seq, 0);
     const ack = await writeRows(h.sluice, 'snapshot', eventRows(21, 21));
     expect(ack.shards[0]!.seq).toBe(3);
     expect(await lookupJson(h.sluice, 'snapshot', 21)).toEqual(eventRows(21, 21)[0]);
-    await h.sluice.seal('snapshot', 0);
-    await h.sluice.flush('snapshot', 0);
+    await h.sluice.shards.seal('snapshot', 0);
+    await h.sluice.shards.flush('snapshot', 0);
     expect(await readAll(h.sluice, 'snapshot')).toEqual(eventRows(1, 21));
   });
 
@@ -38,13 +38,13 @@ describe('Redis state that drifted from the store (I2, I7, I18)', () => {
     h.config.limits.maxUnflushedGenerations = 2;
     await h.createTable(eventsTable('drift'));
     await generation('drift', 1, 10);
-    const keys = h.sluice.shardState.keys('drift', 0);
+    const keys = h.parts.shardState.keys('drift', 0);
     await h.redis.set(keys.sealedCount, 5);
     await h.redis.set(keys.unsealedBytes, 10 ** 12);
     await expect(writeRows(h.sluice, 'drift', eventRows(11, 12))).rejects.toMatchObject({
       code: 'BACKPRESSURE',
     });
-    await h.sluice.reconcile('drift');
+    await h.sluice.shards.reconcile('drift');
     expect(await h.redis.get(keys.sealedCount)).toBe('0');
     await writeRows(h.sluice, 'drift', eventRows(11, 12));
     expect(await readAll(h.sluice, 'drift')).toEqual(eventRows(1, 12));
@@ -52,15 +52,15 @@ describe('Redis state that drifted from the store (I2, I7, I18)', () => {
 
   it('I18: a sealed count from an older manifest version never overwrites a newer one', async () => {
     await h.createTable(eventsTable('versions'));
-    await h.sluice.shardState.setSealedCount('versions', 0, 1, 7);
-    await h.sluice.shardState.setSealedCount('versions', 0, 4, 6);
-    expect(await h.redis.get(h.sluice.shardState.keys('versions', 0).sealedCount)).toBe('1');
+    await h.parts.shardState.setSealedCount('versions', 0, 1, 7);
+    await h.parts.shardState.setSealedCount('versions', 0, 4, 6);
+    expect(await h.redis.get(h.parts.shardState.keys('versions', 0).sealedCount)).toBe('1');
   });
 
   it('I6/I7: a flush failed by BullMQ itself (stalled too often) still poisons the shard and is dead-lettered', async () => {
     await h.createTable(eventsTable('stalled'));
     await writeRows(h.sluice, 'stalled', eventRows(1, 5));
-    await h.sluice.seal('stalled', 0);
+    await h.sluice.shards.seal('stalled', 0);
     const deadLetters = new DeadLetterQueue(h.config);
     const letters = new Queue<DeadLetter>(QUEUE.deadLetter, queueOptions(h.config, QUEUE.deadLetter));
     try {
@@ -70,7 +70,7 @@ describe('Redis state that drifted from the store (I2, I7, I18)', () => {
         job,
         new UnrecoverableError('job stalled more than allowable limit'),
       );
-      expect((await h.sluice.manifests.read('stalled', 0)).poison).toMatchObject({
+      expect((await h.parts.manifests.read('stalled', 0)).poison).toMatchObject({
         code: 'INTERNAL',
         generation: 1,
       });

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PrivateRedis, startPrivateRedis } from '../../infra/local/redis.ts';
-import { QUEUE, queueOptions } from '../../jobs/queues.ts';
-import { SAMPLER_SCHEDULER_ID } from '../../jobs/sampler.ts';
+import { QUEUE, queueOptions } from '../../queue/queues.ts';
+import { SAMPLER_SCHEDULER_ID } from '../../queue/sampler-schedule.ts';
 import { samplerSchedulerLost } from '../../shared/metrics.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';

@@ -57,7 +57,7 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
   }
 
   function deps(): SamplerDeps {
-    const s = h.sluice;
+    const s = h.parts;
     return { ...s, index: s.samplerIndex, log: captured.log, gates: ports.gates, work: ports.work };
   }
 
@@ -65,11 +65,11 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
 
   /** Adds `count` generations of 10 new rows each, continuing the ids of earlier calls. */
   async function generations(table: string, count: number) {
-    const first = (await h.sluice.shardStats(table, 0)).currentGeneration - 1;
+    const first = (await h.sluice.shards.stats(table, 0)).currentGeneration - 1;
     for (let g = first; g < first + count; g++) {
       await writeRows(h.sluice, table, eventRows(g * 10 + 1, g * 10 + 10));
-      await h.sluice.seal(table, 0);
-      await h.sluice.flush(table, 0);
+      await h.sluice.shards.seal(table, 0);
+      await h.sluice.shards.flush(table, 0);
     }
   }
 
@@ -86,10 +86,10 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
       const report = await samplerTick(deps());
       expect(report.merges).toHaveLength(1);
       expect(ports.requested).toEqual([{ kind: 'merge', table: 'count' }]);
-      await h.sluice.merge('count');
-      expect((await h.sluice.shardStats('count', 0)).pendingGenerations).toBe(0);
+      await h.sluice.tableWork.merge('count');
+      expect((await h.sluice.shards.stats('count', 0)).pendingGenerations).toBe(0);
       expect((await samplerTick(deps())).merges).toEqual([]);
-      const sampled = await h.sluice.samplerIndex.all();
+      const sampled = await h.parts.samplerIndex.all();
       expect(sampled.find((s) => s.table === 'count')?.pending).toBe(0);
     });
 
@@ -152,14 +152,14 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
       await generations('amplified', 2);
       expect(await readAll(h.sluice, 'amplified')).toHaveLength(20);
       await generations('amplified', 1);
-      await expect(h.sluice.lookup('amplified', 1)).rejects.toMatchObject({
+      await expect(h.sluice.reads.lookup('amplified', 1)).rejects.toMatchObject({
         code: 'READ_AMPLIFICATION',
         status: 503,
       });
-      await expect(h.sluice.scan('amplified', { limit: 5 })).rejects.toMatchObject({
+      await expect(h.sluice.reads.scan('amplified', { limit: 5 })).rejects.toMatchObject({
         code: 'READ_AMPLIFICATION',
       });
-      await h.sluice.merge('amplified');
+      await h.sluice.tableWork.merge('amplified');
       expect(await readAll(h.sluice, 'amplified')).toEqual(eventRows(1, 30));
     });
   });
@@ -171,7 +171,7 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
         eventsTable('lost', { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 } }),
       );
       await writeRows(h.sluice, 'lost', eventRows(1, 10));
-      await h.sluice.seal('lost', 0);
+      await h.sluice.shards.seal('lost', 0);
       await forgetEverything(h);
       const report = await samplerTick(deps());
       expect(report.swept).toBe(true);
@@ -189,25 +189,25 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
         eventsTable('gc', { settings: { mergeAfterGenerations: 0, mergeAfterSeconds: 0 } }),
       );
       await generations('gc', 2);
-      const before = await h.sluice.manifests.read('gc', 0);
+      const before = await h.parts.manifests.read('gc', 0);
       const oldPaths = before.committed.map((c) => c.path);
-      await h.sluice.merge('gc');
+      await h.sluice.tableWork.merge('gc');
       await samplerTick(deps());
       for (const path of oldPaths) expect(await h.store.inner.head(path), path).not.toBeNull();
       expect(await h.store.inner.head(walKey('gc', 0, 1))).not.toBeNull();
 
       await new Promise((resolve) => setTimeout(resolve, 3_200));
-      await h.sluice.samplerIndex.markDirty('gc', [0]);
+      await h.parts.samplerIndex.markDirty('gc', [0]);
       await samplerTick(deps());
       for (const path of oldPaths) expect(await h.store.inner.head(path), path).toBeNull();
       expect(await h.store.inner.head(walKey('gc', 0, 1))).toBeNull();
-      const versions = await h.sluice.manifests.listVersions('gc', 0);
+      const versions = await h.parts.manifests.listVersions('gc', 0);
       expect(versions.length).toBeLessThan(before.version + 1);
-      expect((await h.sluice.manifests.read('gc', 0)).committed).toEqual([]);
+      expect((await h.parts.manifests.read('gc', 0)).committed).toEqual([]);
       expect(await readAll(h.sluice, 'gc')).toEqual(eventRows(1, 20));
       await writeRows(h.sluice, 'gc', eventRows(21, 25));
-      await h.sluice.seal('gc', 0);
-      await h.sluice.flush('gc', 0);
+      await h.sluice.shards.seal('gc', 0);
+      await h.sluice.shards.flush('gc', 0);
       expect(await readAll(h.sluice, 'gc')).toEqual(eventRows(1, 25));
     });
   });

@@ -17,13 +17,13 @@ describe('WAL → L0 → base with every queue on real workers (docs/design.md, 
       await writeRows(h.sluice, 'life', eventRows(batch * 20 + 1, batch * 20 + 20));
       await waitFor(
         async () =>
-          (await h.sluice.shardStats('life', 0)).unsealedEntries +
-            (await h.sluice.shardStats('life', 1)).unsealedEntries ===
+          (await h.sluice.shards.stats('life', 0)).unsealedEntries +
+            (await h.sluice.shards.stats('life', 1)).unsealedEntries ===
           0,
         { message: `batch ${batch} sealed` },
       );
     }
-    await waitFor(async () => (await h.sluice.bases.read('life')).lanceVersion !== null, {
+    await waitFor(async () => (await h.parts.bases.read('life')).lanceVersion !== null, {
       message: 'a merge scheduled by the sampler',
       timeoutMs: 20_000,
     });

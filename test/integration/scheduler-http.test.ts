@@ -29,16 +29,16 @@ describe('merge, drain and scheduler routes (I15, I17)', () => {
 
   async function flushedGeneration(table: string, rows: ReturnType<typeof eventRows>) {
     await writeRows(h.sluice, table, rows);
-    await h.sluice.seal(table, 0);
-    await h.sluice.flush(table, 0);
+    await h.sluice.shards.seal(table, 0);
+    await h.sluice.shards.flush(table, 0);
   }
 
   describe('POST /v1/tables/{t}/merge', () => {
     it('answers 202 with the job id and the merge runs, cooldown or not', async () => {
       await h.createTable(eventsTable('orders'));
       await flushedGeneration('orders', eventRows(1, 10));
-      for (let n = 0; n < 3; n++) await h.sluice.ledger.recordFailure('merge', 'orders', outage);
-      expect(await h.sluice.ledger.isCoolingDown('merge', 'orders')).toBe(true);
+      for (let n = 0; n < 3; n++) await h.parts.ledger.recordFailure('merge', 'orders', outage);
+      expect(await h.parts.ledger.isCoolingDown('merge', 'orders')).toBe(true);
       h.startWorkers(['merge']);
 
       const reply = await call('POST', '/v1/tables/orders/merge', { token: tokens.admin });
@@ -46,7 +46,7 @@ describe('merge, drain and scheduler routes (I15, I17)', () => {
       await waitFor(async () => (await h.scheduler.merge.getJobState(reply.json.jobId)) === 'completed', {
         message: 'the manual merge completed',
       });
-      expect((await h.sluice.shardStats('orders', 0)).pendingGenerations).toBe(0);
+      expect((await h.sluice.shards.stats('orders', 0)).pendingGenerations).toBe(0);
       const cooldowns = await call('GET', '/v1/scheduler/cooldowns', { token: tokens.admin });
       expect(cooldowns).toMatchObject({ status: 200, json: { items: [], next: null } });
     });
@@ -115,7 +115,7 @@ describe('merge, drain and scheduler routes (I15, I17)', () => {
         json: { drain: true },
       });
       expect(reader.status).toBe(403);
-      expect(await h.sluice.drains.isDrained('events')).toBe(false);
+      expect(await h.parts.drains.isDrained('events')).toBe(false);
     });
   });
 
@@ -123,7 +123,7 @@ describe('merge, drain and scheduler routes (I15, I17)', () => {
     const targets = Array.from({ length: 257 }, (_, i) => `t${String(i).padStart(3, '0')}`);
 
     it('lists a cooldown with kind, target, failures, until and the last error', async () => {
-      for (let n = 0; n < 3; n++) await h.sluice.ledger.recordFailure('merge', 'slow', outage);
+      for (let n = 0; n < 3; n++) await h.parts.ledger.recordFailure('merge', 'slow', outage);
       const reply = await call('GET', '/v1/scheduler/cooldowns', { token: tokens.admin });
       expect(reply).toMatchObject({
         status: 200,
@@ -145,7 +145,7 @@ describe('merge, drain and scheduler routes (I15, I17)', () => {
 
     it('257 merge failures paginate to 2 pages with no loss or repeat; reading twice changes nothing', async () => {
       for (const [i, target] of targets.entries()) {
-        for (let n = 0; n <= i % 4; n++) await h.sluice.ledger.recordFailure('merge', target, outage);
+        for (let n = 0; n <= i % 4; n++) await h.parts.ledger.recordFailure('merge', target, outage);
       }
       const readAllPages = async () => {
         const first = await call('GET', '/v1/scheduler/merge-failures', { token: tokens.admin });
@@ -179,7 +179,7 @@ describe('merge, drain and scheduler routes (I15, I17)', () => {
     });
 
     it('a malformed cursor or limit is 400', async () => {
-      await h.sluice.ledger.recordFailure('merge', 'x', outage);
+      await h.parts.ledger.recordFailure('merge', 'x', outage);
       const cooldownCursor = Buffer.from(JSON.stringify({ of: 'cooldowns', after: 'merge/x' })).toString(
         'base64url',
       );

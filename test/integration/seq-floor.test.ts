@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, seqFloorTtlMs } from '../../shared/config.ts';
 import { collectTable } from '../../shared/lsm/gc.ts';
-import { Sluice } from '../../shared/sluice.ts';
+import { openSluice } from '../../shared/sluice.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -26,17 +26,17 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
 
   /** Seals and flushes what was written, waits out the grace, and lets GC delete the WAL range. */
   async function sealFlushCollect(table: string, graceSeconds: number) {
-    await h.sluice.seal(table, 0);
-    await h.sluice.flush(table, 0);
+    await h.sluice.shards.seal(table, 0);
+    await h.sluice.shards.flush(table, 0);
     // GC takes a manifest version as settled a grace and a second (store time granularity) after it.
     await sleep(graceSeconds * 1000 + 1_200);
-    const def = await h.sluice.table(table);
-    await collectTable(h.sluice, def, { now: Date.now(), graceMs: graceSeconds * 1000 });
+    const def = await h.sluice.tables.describe(table);
+    await collectTable(h.parts, def, { now: Date.now(), graceMs: graceSeconds * 1000 });
     expect(await h.store.get(walKey(table, 0, 1))).toBeNull();
   }
 
   async function counterGoesBack(table: string) {
-    await h.redis.set(h.sluice.shardState.keys(table, 0).seq, '0');
+    await h.redis.set(h.parts.shardState.keys(table, 0).seq, '0');
   }
 
   async function expectVisibleAboveSealed(
@@ -44,7 +44,7 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
     ack: { shards: Array<{ seq: number }> },
     ids: string[],
   ) {
-    const manifest = await h.sluice.manifests.read(table, 0);
+    const manifest = await h.parts.manifests.read(table, 0);
     expect(ack.shards[0]!.seq).toBeGreaterThan(manifest.sealedThrough);
     const read = new Set((await readAll(h.sluice, table)).map((r) => String(r.id)));
     for (const id of ids) expect(read.has(id), `acked row ${id} readable`).toBe(true);
@@ -68,24 +68,24 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
     });
     await h.createTable(eventsTable('slow'));
     const gated = new GatedStore(h.store);
-    const writer = new Sluice({
+    const writer = openSluice({
       config: h.config,
       store: gated,
       redis: h.namespace.connect(),
       scheduler: h.scheduler,
       log: h.sluice.log,
-    });
+    }).sluice;
     await writeRows(writer, 'slow', eventRows(1, 1));
-    await h.sluice.seal('slow', 0);
+    await h.sluice.shards.seal('slow', 0);
     await counterGoesBack('slow');
     const gate = gated.hold('putIfAbsent', /\/wal\/0+1\.arrow$/);
     const late = writeRows(writer, 'slow', eventRows(2, 2));
     await gate.reached;
 
-    await h.sluice.flush('slow', 0);
+    await h.sluice.shards.flush('slow', 0);
     await sleep(3_200);
-    const def = await h.sluice.table('slow');
-    await collectTable(h.sluice, def, { now: Date.now(), graceMs: 2_000 });
+    const def = await h.sluice.tables.describe('slow');
+    await collectTable(h.parts, def, { now: Date.now(), graceMs: 2_000 });
     expect(await h.store.get(walKey('slow', 0, 1))).toBeNull();
     gate.release();
 

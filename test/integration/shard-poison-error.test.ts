@@ -30,13 +30,16 @@ describe('the poisoned-shard error (I7)', () => {
     h = await createHarness();
     await h.createTable(eventsTable('durable'));
     await writeRows(h.sluice, 'durable', eventRows(1, 20));
-    expect(await h.sluice.poison('durable', 0, REASON)).toMatchObject({ poisoned: true, durable: true });
+    expect(await h.sluice.shards.poison('durable', 0, REASON)).toMatchObject({
+      poisoned: true,
+      durable: true,
+    });
 
     const refusals = [
       await refusal(writeRows(h.sluice, 'durable', eventRows(21, 40))),
-      await refusal(h.sluice.scan('durable', { limit: 100 })),
-      await refusal(h.sluice.seal('durable', 0)),
-      await refusal(h.sluice.flush('durable', 0)),
+      await refusal(h.sluice.reads.scan('durable', { limit: 100 })),
+      await refusal(h.sluice.shards.seal('durable', 0)),
+      await refusal(h.sluice.shards.flush('durable', 0)),
     ];
     for (const err of refusals) {
       expect(isSluiceError(err, 'SHARD_POISONED')).toBe(true);
@@ -52,10 +55,10 @@ describe('the poisoned-shard error (I7)', () => {
     await h.createTable(eventsTable('cached'));
     await writeRows(h.sluice, 'cached', eventRows(1, 20));
     const cached: PoisonRecord = { ...REASON, at: new Date(0).toISOString(), jobId: 'job-7' };
-    expect(await h.sluice.shardState.cachePoison('cached', 0, cached, null)).toBe(true);
+    expect(await h.parts.shardState.cachePoison('cached', 0, cached, null)).toBe(true);
 
-    const err = await refusal(h.sluice.seal('cached', 0));
+    const err = await refusal(h.sluice.shards.seal('cached', 0));
     expect(err.poison).toEqual(cached);
-    expect((await h.sluice.manifests.read('cached', 0)).poison).toBeNull();
+    expect((await h.parts.manifests.read('cached', 0)).poison).toBeNull();
   });
 });

@@ -15,20 +15,20 @@ describe('WAL holes and backpressure', () => {
     await h.createTable(eventsTable('late'));
     const slow = h.store.inject({ op: 'putIfAbsent', key: WAL('late', 1), latencyMs: 500, times: 1 });
     const late = writeRows(h.sluice, 'late', eventRows(1, 5)).catch((err: unknown) => err);
-    await waitFor(async () => (await h.sluice.shardState.allocatedThrough('late', 0)) === 1, {
+    await waitFor(async () => (await h.parts.shardState.allocatedThrough('late', 0)) === 1, {
       message: 'seq 1 allocated',
     });
     await writeRows(h.sluice, 'late', eventRows(6, 10));
     // Redis forgets the in-flight mark, as after a restart: the seal may declare seq 1 a hole at once.
-    await h.redis.del(h.sluice.shardState.keys('late', 0).inflight);
-    const sealed = await h.sluice.seal('late', 0);
+    await h.redis.del(h.parts.shardState.keys('late', 0).inflight);
+    const sealed = await h.sluice.shards.seal('late', 0);
     expect(sealed.holes).toEqual([1]);
     expect(sealed.sealed.map((g) => [g.walFrom, g.walTo])).toEqual([[1, 2]]);
 
     expect(await late).toMatchObject({ code: 'WRITE_ABANDONED', details: { seq: 1 } });
     expect(slow.hits).toBe(1);
     expect(await readAll(h.sluice, 'late')).toEqual(eventRows(6, 10));
-    await h.sluice.flush('late', 0);
+    await h.sluice.shards.flush('late', 0);
     expect(await readAll(h.sluice, 'late')).toEqual(eventRows(6, 10));
   });
 
@@ -37,16 +37,16 @@ describe('WAL holes and backpressure', () => {
     await h.createTable(eventsTable('waits'));
     h.store.inject({ op: 'putIfAbsent', key: WAL('waits', 1), latencyMs: 400, times: 1 });
     const first = writeRows(h.sluice, 'waits', eventRows(1, 5));
-    await waitFor(async () => (await h.sluice.shardState.allocatedThrough('waits', 0)) === 1, {
+    await waitFor(async () => (await h.parts.shardState.allocatedThrough('waits', 0)) === 1, {
       message: 'seq 1 allocated',
     });
     await writeRows(h.sluice, 'waits', eventRows(6, 10));
-    const early = await h.sluice.seal('waits', 0);
+    const early = await h.sluice.shards.seal('waits', 0);
     expect(early.sealed).toEqual([]);
     expect(early.holes).toEqual([]);
     expect(early.retryAt).not.toBeNull();
     await first;
-    const later = await h.sluice.seal('waits', 0);
+    const later = await h.sluice.shards.seal('waits', 0);
     expect(later.sealed.map((g) => [g.walFrom, g.walTo])).toEqual([[1, 2]]);
     expect(await readAll(h.sluice, 'waits')).toEqual(eventRows(1, 10));
   });
@@ -58,7 +58,7 @@ describe('WAL holes and backpressure', () => {
     const failed = await writeRows(h.sluice, 'timeout', eventRows(1, 5)).catch((err: unknown) => err);
     expect(failed).toMatchObject({ code: 'ABORTED' });
     await writeRows(h.sluice, 'timeout', eventRows(6, 10));
-    const sealed = await h.sluice.seal('timeout', 0);
+    const sealed = await h.sluice.shards.seal('timeout', 0);
     expect(sealed.holes).toEqual([1]);
     expect(await readAll(h.sluice, 'timeout')).toEqual(eventRows(6, 10));
   });
@@ -68,12 +68,12 @@ describe('WAL holes and backpressure', () => {
     await h.createTable(eventsTable('pressure'));
     for (let i = 0; i < 3; i++) {
       await writeRows(h.sluice, 'pressure', eventRows(i * 10 + 1, i * 10 + 10));
-      await h.sluice.seal('pressure', 0);
+      await h.sluice.shards.seal('pressure', 0);
     }
     const refused = await writeRows(h.sluice, 'pressure', eventRows(100, 101)).catch((err: unknown) => err);
     expect(refused).toMatchObject({ code: 'BACKPRESSURE', status: 429, details: { retryAfterSeconds: 1 } });
-    expect((await h.sluice.shardStats('pressure', 0)).allocatedThrough).toBe(3);
-    await h.sluice.flush('pressure', 0);
+    expect((await h.sluice.shards.stats('pressure', 0)).allocatedThrough).toBe(3);
+    await h.sluice.shards.flush('pressure', 0);
     await writeRows(h.sluice, 'pressure', eventRows(100, 101));
     expect((await readAll(h.sluice, 'pressure')).length).toBe(32);
   });
@@ -84,7 +84,7 @@ describe('WAL holes and backpressure', () => {
     await writeRows(h.sluice, 'bytes', eventRows(1, 100));
     const refused = await writeRows(h.sluice, 'bytes', eventRows(101, 102)).catch((err: unknown) => err);
     expect(refused).toMatchObject({ code: 'BACKPRESSURE', details: { reason: 'unsealed bytes' } });
-    await h.sluice.seal('bytes', 0);
+    await h.sluice.shards.seal('bytes', 0);
     await writeRows(h.sluice, 'bytes', eventRows(101, 102));
     expect((await readAll(h.sluice, 'bytes')).length).toBe(102);
   });

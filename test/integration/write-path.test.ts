@@ -5,7 +5,7 @@ import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../suppo
 import { waitFor } from '../support/wait-for.ts';
 
 async function committedThrough(h: Harness, table: string, shard: number, walSeq: number): Promise<boolean> {
-  const manifest = await h.sluice.manifests.read(table, shard);
+  const manifest = await h.parts.manifests.read(table, shard);
   return manifest.walCursor >= walSeq;
 }
 
@@ -31,7 +31,7 @@ describe('write path: WAL → seal → flush → reads', () => {
     expect(await lookupJson(h.sluice, 'ryw', 3)).toEqual({ id: 3, name: 'event-3-v1', value: 3 });
     h.startWorkers();
     await waitFor(() => committedThrough(h, 'ryw', 0, 1), { message: 'the entry flushed to L0' });
-    const manifest = await h.sluice.manifests.read('ryw', 0);
+    const manifest = await h.parts.manifests.read('ryw', 0);
     expect(manifest.committed.map((c) => c.generation)).toEqual([1]);
     expect(await lookupJson(h.sluice, 'ryw', 3)).toEqual({ id: 3, name: 'event-3-v1', value: 3 });
     expect(await readAll(h.sluice, 'ryw')).toEqual(eventRows(1, 5));
@@ -45,13 +45,13 @@ describe('write path: WAL → seal → flush → reads', () => {
     await waitFor(
       async () => {
         for (let s = 0; s < 3; s++)
-          if ((await h.sluice.manifests.read('newest', s)).committed.length === 0) return false;
+          if ((await h.parts.manifests.read('newest', s)).committed.length === 0) return false;
         return true;
       },
       { message: 'every shard flushed once' },
     );
     await writeRows(h.sluice, 'newest', eventRows(11, 20, 2));
-    await h.sluice.delete('newest', [1, 2, 25]);
+    await h.sluice.writes.delete('newest', [1, 2, 25]);
     const expected = [
       ...eventRows(3, 10, 1),
       ...eventRows(11, 20, 2),
@@ -64,7 +64,7 @@ describe('write path: WAL → seal → flush → reads', () => {
     await waitFor(
       async () => {
         for (let s = 0; s < 3; s++) {
-          const stats = await h.sluice.shardStats('newest', s);
+          const stats = await h.sluice.shards.stats('newest', s);
           if (stats.sealed.length > 0 || stats.unsealedEntries > 0) return false;
         }
         return true;
@@ -100,7 +100,7 @@ describe('write path: WAL → seal → flush → reads', () => {
   it('a long backlog seals into several bounded generations that flush in order', async () => {
     await h.createTable(eventsTable('backlog', { settings: { maxGenerationRows: 10, sealDelayMs: 0 } }));
     for (let i = 0; i < 6; i++) await writeRows(h.sluice, 'backlog', eventRows(i * 10 + 1, i * 10 + 10));
-    const sealed = await h.sluice.seal('backlog', 0);
+    const sealed = await h.sluice.shards.seal('backlog', 0);
     expect(sealed.sealed.map((g) => [g.generation, g.walFrom, g.walTo])).toEqual([
       [1, 1, 1],
       [2, 2, 2],
@@ -109,8 +109,8 @@ describe('write path: WAL → seal → flush → reads', () => {
       [5, 5, 5],
       [6, 6, 6],
     ]);
-    expect(await h.sluice.flush('backlog', 0)).toEqual([1, 2, 3, 4, 5, 6]);
-    const stats = await h.sluice.shardStats('backlog', 0);
+    expect(await h.sluice.shards.flush('backlog', 0)).toEqual([1, 2, 3, 4, 5, 6]);
+    const stats = await h.sluice.shards.stats('backlog', 0);
     expect(stats.walCursor).toBe(6);
     expect(stats.committed.map((c) => c.rows)).toEqual([10, 10, 10, 10, 10, 10]);
     expect(await readAll(h.sluice, 'backlog')).toEqual(eventRows(1, 60));
@@ -124,40 +124,40 @@ describe('write path: WAL → seal → flush → reads', () => {
       await writeRows(h.sluice, 'trickle', eventRows(i * 2 + 1, i * 2 + 2));
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const manifest = await h.sluice.manifests.read('trickle', 0);
+    const manifest = await h.parts.manifests.read('trickle', 0);
     expect(manifest.nextGeneration - 1).toBeGreaterThanOrEqual(3);
   });
 
   it('I13: a flush run twice rewrites the same artifact and commits once', async () => {
     await h.createTable(eventsTable('twice'));
     await writeRows(h.sluice, 'twice', eventRows(1, 10));
-    await h.sluice.seal('twice', 0);
-    const [a, b] = await Promise.all([h.sluice.flush('twice', 0), h.sluice.flush('twice', 0)]);
+    await h.sluice.shards.seal('twice', 0);
+    const [a, b] = await Promise.all([h.sluice.shards.flush('twice', 0), h.sluice.shards.flush('twice', 0)]);
     expect([...a, ...b]).toEqual([1]);
-    const manifest = await h.sluice.manifests.read('twice', 0);
+    const manifest = await h.parts.manifests.read('twice', 0);
     expect(manifest.committed.map((c) => c.generation)).toEqual([1]);
     const artifact = await h.store.inner.head(manifest.committed[0]!.path);
     expect(artifact?.size).toBe(manifest.committed[0]!.bytes);
-    expect(await h.sluice.flush('twice', 0)).toEqual([]);
+    expect(await h.sluice.shards.flush('twice', 0)).toEqual([]);
     expect(await readAll(h.sluice, 'twice')).toEqual(eventRows(1, 10));
   });
 
   it('scan pages never repeat or lose a row, and a forged cursor is refused', async () => {
     await h.createTable(eventsTable('pages', { shards: 2 }));
     await writeRows(h.sluice, 'pages', eventRows(1, 57));
-    const first = await h.sluice.scan('pages', { limit: 10 });
+    const first = await h.sluice.reads.scan('pages', { limit: 10 });
     expect(first.rows.numRows).toBe(10);
     expect(first.next).toMatch(/^s2\./);
     expect((await readAll(h.sluice, 'pages', 10)).map((r) => r.id)).toEqual(
       eventRows(1, 57).map((r) => r.id),
     );
-    await expect(h.sluice.scan('pages', { limit: 10, after: 's2.!!' })).rejects.toMatchObject({
+    await expect(h.sluice.reads.scan('pages', { limit: 10, after: 's2.!!' })).rejects.toMatchObject({
       code: 'INVALID_CURSOR',
     });
-    await expect(h.sluice.scan('pages', { limit: 10, after: 's2.AAE' })).rejects.toMatchObject({
+    await expect(h.sluice.reads.scan('pages', { limit: 10, after: 's2.AAE' })).rejects.toMatchObject({
       code: 'INVALID_CURSOR',
     });
-    await expect(h.sluice.scan('pages', { limit: 10, after: 'nonsense' })).rejects.toMatchObject({
+    await expect(h.sluice.reads.scan('pages', { limit: 10, after: 'nonsense' })).rejects.toMatchObject({
       code: 'INVALID_CURSOR',
     });
   });

@@ -16,7 +16,7 @@ export async function drained(h: Harness, table: string, shards: number, timeout
   await waitFor(
     async () => {
       for (let shard = 0; shard < shards; shard++) {
-        const stats = await h.sluice.shardStats(table, shard);
+        const stats = await h.sluice.shards.stats(table, shard);
         if (stats.unsealedEntries > 0 || stats.sealed.length > 0) return false;
       }
       return true;
@@ -38,10 +38,10 @@ export async function assertFlushedExactlyOnce(
   acked: JsonRow[],
   pageSize = 500,
 ): Promise<void> {
-  const def = await h.sluice.table(table);
+  const def = await h.sluice.tables.describe(table);
   const codec = keyCodecFor(def.schema);
   for (let shard = 0; shard < shards; shard++) {
-    const manifest = await h.sluice.manifests.read(table, shard);
+    const manifest = await h.parts.manifests.read(table, shard);
     expect(manifest.committed.map((c) => c.generation)).toEqual(manifest.committed.map((_, i) => i + 1));
     expect(manifest.walCursor).toBe(manifest.sealedThrough);
     let nextSeq = 1;

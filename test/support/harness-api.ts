@@ -5,6 +5,7 @@
 import { openApi } from '../../functions/app.ts';
 import { withDashboard } from '../../functions/dashboard.ts';
 import { startServer } from '../../functions/server.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
 import type { Logger } from '../../shared/log.ts';
 import { type ConfigOverrides, createHarness, type Harness } from './harness.ts';
 import { type Call, httpClient, type TestTokens, testTokens } from './http-client.ts';
@@ -15,11 +16,16 @@ export interface ServedHarness {
   close(): Promise<void>;
 }
 
+/** The harness as a runtime for the API to open on; closing it is the harness's own close. */
+export function harnessRuntime(h: Harness): Runtime {
+  return { sluice: h.sluice, parts: h.parts, scheduler: h.scheduler, redis: h.redis, close: async () => {} };
+}
+
 export async function serveHarness(
   h: Harness,
   options: { dashboard?: boolean } = {},
 ): Promise<ServedHarness> {
-  const runtime = { sluice: h.sluice, scheduler: h.scheduler, redis: h.redis, close: async () => {} };
+  const runtime = harnessRuntime(h);
   const api = options.dashboard ? withDashboard(openApi(runtime), runtime) : openApi(runtime);
   const http = await startServer(api.app, h.config, h.sluice.log);
   return {

@@ -3,13 +3,15 @@
  * (behind the fault-injecting wrapper, which passes everything through until told
  * otherwise), a Redis namespace of its own, and real BullMQ workers.
  */
-import { BullmqWorkScheduler } from '../../jobs/bullmq-work-scheduler.ts';
-import type { WorkerQueue } from '../../jobs/queues.ts';
+
 import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
+import { BullmqWorkScheduler } from '../../queue/bullmq-work-scheduler.ts';
+import type { WorkerQueue } from '../../queue/queues.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import type { RedisClient } from '../../shared/redis/connection.ts';
-import { Sluice } from '../../shared/sluice.ts';
+import { openSluice, type Sluice } from '../../shared/sluice.ts';
+import type { SluiceParts } from '../../shared/sluice-parts.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
@@ -25,6 +27,8 @@ export interface Harness {
   readonly store: FaultyStore;
   readonly redis: RedisClient;
   readonly sluice: Sluice;
+  /** The parts the services were built on, for tests that look inside (manifests, shard state, the ledger). */
+  readonly parts: SluiceParts;
   readonly scheduler: BullmqWorkScheduler;
   workers: WorkerSet | null;
   startWorkers(queues?: readonly WorkerQueue[]): WorkerSet;
@@ -69,7 +73,7 @@ export async function createHarness(
   const redis = namespace.connect();
   redis.on('error', (err) => log.debug({ err }, 'harness Redis connection error'));
   const scheduler = new BullmqWorkScheduler(config);
-  const sluice = new Sluice({ config, store, redis, scheduler, log });
+  const { sluice, parts } = openSluice({ config, store, redis, scheduler, log });
   const harness: Harness = {
     config,
     dir,
@@ -77,15 +81,16 @@ export async function createHarness(
     store,
     redis,
     sluice,
+    parts,
     scheduler,
     workers: null,
     startWorkers(queues = ['seal', 'flush']) {
       harness.workers = startWorkers(sluice, queues);
       return harness.workers;
     },
-    createTable: (input) => sluice.catalog.create(input),
+    createTable: (input) => sluice.tables.create(input),
     async close() {
-      await sluice.wal.settle();
+      await parts.wal.settle();
       await harness.workers?.close(1_000);
       await scheduler.close();
       await namespace.cleanup();

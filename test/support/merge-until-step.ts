@@ -4,7 +4,7 @@
  * childEnv(). On reaching the step it logs `{"msg":"merge step","step":…}` and waits to be
  * killed.
  */
-import { openRuntime } from '../../jobs/runtime.ts';
+import { openRuntime } from '../../runtime/runtime.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
 import type { MergeStep } from '../../shared/lsm/merge.ts';
@@ -15,7 +15,7 @@ if (!table || !stop) throw new Error('usage: merge-until-step.ts <table> <prepar
 const config = loadConfig(process.env);
 const log = createLogger({ level: 'info' });
 const runtime = openRuntime(config, log);
-await runtime.sluice.merge(table, {
+await runtime.sluice.tableWork.merge(table, {
   async onStep(step: MergeStep) {
     if (step !== stop) return;
     log.info({ step }, 'merge step');

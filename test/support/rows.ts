@@ -37,8 +37,8 @@ export function eventRows(from: number, to: number, version = 1): JsonRow[] {
 }
 
 export async function writeRows(sluice: Sluice, table: string, rows: JsonRow[]) {
-  const def = await sluice.table(table);
-  return sluice.append(table, jsonRowsToRecordBatch(def.schema, rows));
+  const def = await sluice.tables.describe(table);
+  return sluice.writes.append(table, jsonRowsToRecordBatch(def.schema, rows));
 }
 
 /**
@@ -46,11 +46,11 @@ export async function writeRows(sluice: Sluice, table: string, rows: JsonRow[]) 
  * scan returns the pending rows in key order and the base in its storage order).
  */
 export async function readAll(sluice: Sluice, table: string, pageSize = 1000): Promise<JsonRow[]> {
-  const def = await sluice.table(table);
+  const def = await sluice.tables.describe(table);
   const rows: JsonRow[] = [];
   let after: string | null = null;
   do {
-    const page = await sluice.scan(table, { limit: pageSize, after });
+    const page = await sluice.reads.scan(table, { limit: pageSize, after });
     rows.push(...tableToJsonRows(def.schema, page.rows));
     after = page.next;
   } while (after);
@@ -67,26 +67,26 @@ export function inKeyOrder(schema: TableSchema, rows: JsonRow[]): JsonRow[] {
 }
 
 export async function lookupJson(sluice: Sluice, table: string, key: unknown): Promise<JsonRow | null> {
-  const def = await sluice.table(table);
-  const found = await sluice.lookup(table, key);
+  const def = await sluice.tables.describe(table);
+  const found = await sluice.reads.lookup(table, key);
   return found ? (tableToJsonRows(def.schema, found)[0] ?? null) : null;
 }
 
 /** Writes rows and seals and flushes them into a generation of their own on every shard they touch. */
 export async function flushedGeneration(sluice: Sluice, table: string, rows: JsonRow[]): Promise<void> {
   await writeRows(sluice, table, rows);
-  const def = await sluice.table(table);
+  const def = await sluice.tables.describe(table);
   for (let shard = 0; shard < def.shards; shard++) {
-    await sluice.seal(table, shard);
-    await sluice.flush(table, shard);
+    await sluice.shards.seal(table, shard);
+    await sluice.shards.flush(table, shard);
   }
 }
 
 /** Pending generations (sealed plus committed-unmerged) summed over the table's shards. */
 export async function pendingGenerations(sluice: Sluice, table: string): Promise<number> {
-  const def = await sluice.table(table);
+  const def = await sluice.tables.describe(table);
   let total = 0;
   for (let shard = 0; shard < def.shards; shard++)
-    total += (await sluice.shardStats(table, shard)).pendingGenerations;
+    total += (await sluice.shards.stats(table, shard)).pendingGenerations;
   return total;
 }

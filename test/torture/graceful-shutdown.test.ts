@@ -71,7 +71,7 @@ describe('graceful shutdown of a worker process (torture)', () => {
     expect(afterStop.some((l) => l.msg === 'flush ended' && l.jobId === started.jobId)).toBe(true);
     expect(afterStop.filter((l) => l.msg === 'flush started')).toEqual([]);
     const firstShard = started.shard as number;
-    const flushedFirst = await h.sluice.shardStats('big', firstShard);
+    const flushedFirst = await h.sluice.shards.stats('big', firstShard);
     expect([flushedFirst.committed.length, flushedFirst.sealed.length]).toEqual([WRITES, 0]);
 
     const second = await spawnWorker(env);

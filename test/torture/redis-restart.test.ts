@@ -20,7 +20,7 @@ describe('Redis restarted empty (torture, defect 5: shard state lives on the res
 
   async function shardsWhere(check: (stats: { unsealedEntries: number; sealed: unknown[] }) => boolean) {
     for (let shard = 0; shard < SHARDS; shard++) {
-      if (!check(await h.sluice.shardStats('amnesia', shard))) return false;
+      if (!check(await h.sluice.shards.stats('amnesia', shard))) return false;
     }
     return true;
   }
@@ -51,7 +51,7 @@ describe('Redis restarted empty (torture, defect 5: shard state lives on the res
 
     await waitFor(() => acked.length >= 300, { message: 'rows acked before the restart' });
     const restarted = createRedis({ redisUrl: redis.url });
-    const seqKey = h.sluice.shardState.keys('amnesia', 0).seq;
+    const seqKey = h.parts.shardState.keys('amnesia', 0).seq;
     expect(await restarted.exists(seqKey), 'shard state on the Redis the test restarts').toBe(1);
     restarted.disconnect();
     await redis.restart();
@@ -87,7 +87,7 @@ describe('Redis restarted empty (torture, defect 5: shard state lives on the res
     for (const row of acked) expect(ids.has(row.id), `acked row ${row.id} lost`).toBe(true);
     expect(all.filter((r) => !acked.some((a) => a.id === r.id)).length).toBeLessThanOrEqual(failures * 10);
     for (let shard = 0; shard < SHARDS; shard++) {
-      const manifest = await h.sluice.manifests.read('amnesia', shard);
+      const manifest = await h.parts.manifests.read('amnesia', shard);
       expect(manifest.committed.map((c) => c.generation)).toEqual(manifest.committed.map((_, i) => i + 1));
       expect(manifest.walCursor).toBe(manifest.sealedThrough);
     }

@@ -122,7 +122,7 @@ describe('one API process and workers scaled per queue group (torture)', () => {
       after = page.json.next;
     } while (after);
     // Pending rows come in key order, the base in its storage order: compared in key order.
-    return inKeyOrder((await h.sluice.table(TABLE)).schema, rows);
+    return inKeyOrder((await h.sluice.tables.describe(TABLE)).schema, rows);
   }
 
   it('processes a load of HTTP writes with I12 holding, merges it, and reads every row back', async () => {

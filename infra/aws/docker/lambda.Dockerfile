@@ -16,6 +16,9 @@ RUN node -e "const fs=require('fs');const p=JSON.parse(fs.readFileSync('package.
  && npm install --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY shared shared
+COPY queue queue
+COPY runtime runtime
+COPY observability observability
 COPY jobs jobs
 COPY functions functions
 COPY infra/aws/lib/lambda-bundle.ts infra/aws/lib/

@@ -10,7 +10,7 @@ import {
   METRICS_NAMESPACE,
   POISONED_SHARDS,
   QUEUE_WAITING,
-} from '../../../jobs/cloudwatch-emf.ts';
+} from '../../../observability/cloudwatch-emf.ts';
 
 export { DEAD_LETTERS, METRICS_NAMESPACE, POISONED_SHARDS, QUEUE_WAITING };
 

@@ -111,8 +111,8 @@ describe('Lua commands', () => {
     expect(shardKeyList(keys)).toEqual(SHARD_KEY_ORDER.map((name) => keys[name]));
   });
 
-  it('are the only Lua: no .ts file of shared/, jobs/ or functions/ calls redis.call', () => {
-    const roots = ['shared', 'jobs', 'functions'];
+  it('are the only Lua: no .ts file of shared/, queue/, runtime/, observability/, jobs/ or functions/ calls redis.call', () => {
+    const roots = ['shared', 'queue', 'runtime', 'observability', 'jobs', 'functions'];
     const offenders = roots.flatMap((root) =>
       readdirSync(new URL(`../../../${root}/`, import.meta.url), { recursive: true, encoding: 'utf8' })
         .filter((f) => f.endsWith('.ts'))

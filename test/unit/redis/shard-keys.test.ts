@@ -5,7 +5,7 @@
  */
 import { QueueKeys } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { QUEUE, queueOptions, queuePrefix } from '../../../jobs/queues.ts';
+import { QUEUE, queueOptions, queuePrefix } from '../../../queue/queues.ts';
 import { loadConfig } from '../../../shared/config.ts';
 import { shardKeys } from '../../../shared/redis/shard-keys.ts';
 import { hashTag } from '../../support/hash-tag.ts';

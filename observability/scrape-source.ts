@@ -4,25 +4,22 @@
  * when Prometheus scrapes — nothing polls in the background. The queues ride on the
  * process's own Redis connection, so counting adds no connection.
  */
-import { Queue } from 'bullmq';
+import { openEveryQueue } from '../queue/open-queue.ts';
+import { queueJobCounts } from '../queue/queues.ts';
 import { addScrapeSource } from '../shared/metrics.ts';
 import type { RedisClient } from '../shared/redis/connection.ts';
 import type { Sluice } from '../shared/sluice.ts';
-import { QUEUE, queueJobCounts, queueOptions } from './queues.ts';
 
 export interface ScrapeRegistration {
   close(): Promise<void>;
 }
 
 export function registerScrapeSource(sluice: Sluice, redis: RedisClient): ScrapeRegistration {
-  const queues = Object.values(QUEUE).map((name) => {
-    const queue = new Queue(name, queueOptions(sluice.config, name, redis));
-    // Each queue would repeat every error of the one connection; a scrape that cannot read Redis shows as absent gauges.
-    queue.on('error', () => undefined);
-    return queue;
-  });
+  const queues = openEveryQueue(sluice.config, redis);
+  // Each queue would repeat every error of the one connection; a scrape that cannot read Redis shows as absent gauges.
+  for (const queue of queues) queue.on('error', () => undefined);
   const remove = addScrapeSource({
-    poisonedShards: () => sluice.shardState.poisonedCount(),
+    poisonedShards: () => sluice.shards.poisonedCount(),
     jobCounts: () => queueJobCounts(queues),
   });
   return {

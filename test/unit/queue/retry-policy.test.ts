@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsFor, backoffDelay } from '../../../jobs/retry-policy.ts';
+import { attemptsFor, backoffDelay } from '../../../queue/retry-policy.ts';
 
 const defaults = { maxRetries: 8, retryBaseMs: 50, retryMaxMs: 30_000 };
 

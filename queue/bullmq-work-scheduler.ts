@@ -3,16 +3,16 @@
  * so asking for work that is already queued costs one Redis round trip and adds nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { type Job, Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { WorkKind } from '../shared/scheduler/contracts.ts';
 import { isWorkProgress } from '../shared/work/work-progress.ts';
 import type { FlushRetry, SealRequest, WorkScheduler } from '../shared/work/work-scheduler.ts';
 import type { WorkState, WorkStatus } from '../shared/work/work-status.ts';
+import { openQueue } from './open-queue.ts';
 import {
   flushJobOptions,
   QUEUE,
-  queueOptions,
   type ShardJobData,
   sealJobOptions,
   type TableJobData,
@@ -26,10 +26,10 @@ export class BullmqWorkScheduler implements WorkScheduler {
   readonly compact: Queue<TableJobData>;
 
   constructor(private readonly config: Config) {
-    this.seal = new Queue<ShardJobData>(QUEUE.seal, queueOptions(config, QUEUE.seal));
-    this.flush = new Queue<ShardJobData>(QUEUE.flush, queueOptions(config, QUEUE.flush));
-    this.merge = new Queue<TableJobData>(QUEUE.merge, queueOptions(config, QUEUE.merge));
-    this.compact = new Queue<TableJobData>(QUEUE.compact, queueOptions(config, QUEUE.compact));
+    this.seal = openQueue<ShardJobData>(config, QUEUE.seal);
+    this.flush = openQueue<ShardJobData>(config, QUEUE.flush);
+    this.merge = openQueue<TableJobData>(config, QUEUE.merge);
+    this.compact = openQueue<TableJobData>(config, QUEUE.compact);
   }
 
   async requestSeal(table: string, shard: number, request: SealRequest): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emfLines } from '../../../jobs/cloudwatch-emf.ts';
+import { emfLines } from '../../../observability/cloudwatch-emf.ts';
 
 describe('CloudWatch Embedded Metric Format lines', () => {
   it('gives one QueueWaiting line per queue with its Queue dimension, and the two alarm metrics without', () => {

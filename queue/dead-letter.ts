@@ -7,22 +7,21 @@
  * I17: listing and reading letters only reads (LRANGE of ids, HGETALL of a job): no job,
  * count, attempt or backoff changes. Pages run oldest first.
  */
-import type { Job } from 'bullmq';
-import { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { deadLetterCount } from '../shared/metrics.ts';
 import { pageLimit } from '../shared/page-limit.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
-import { shardPoison } from '../shared/shard-poison.ts';
-import type { Sluice } from '../shared/sluice.ts';
+import type { Shards } from '../shared/services/shards.ts';
 import {
   type DeadLetterCursor,
   decodeDeadLetterCursor,
   encodeDeadLetterCursor,
   isDeadLetterIdShape,
 } from './dead-letter-cursor.ts';
-import { QUEUE, queueOptions, type ShardJobData } from './queues.ts';
+import { openQueue } from './open-queue.ts';
+import { QUEUE, type ShardJobData } from './queues.ts';
 
 export interface DeadLetter {
   queue: string;
@@ -59,7 +58,7 @@ export class DeadLetterQueue {
   private flushQueue: Queue<ShardJobData> | null = null;
 
   constructor(private readonly config: Config) {
-    this.queue = new Queue<DeadLetter>(QUEUE.deadLetter, queueOptions(config, QUEUE.deadLetter));
+    this.queue = openQueue<DeadLetter>(config, QUEUE.deadLetter);
   }
 
   async record(job: Job, target: string, error: SluiceError): Promise<DeadLetter> {
@@ -112,21 +111,13 @@ export class DeadLetterQueue {
   }
 
   /**
-   * Asks again for the flush of the letter's shard, then removes the letter. Refused while
-   * the shard is still poisoned: the flush would fail at once (I7); reopen the shard first.
+   * Asks again for the flush of the letter's shard, then removes the letter; the shards
+   * refuse while the shard is still poisoned (lsm/flush-retry.ts).
    */
-  async retry(id: string, sluice: Sluice): Promise<DeadLetterItem> {
+  async retry(id: string, shards: Pick<Shards, 'retryFailedFlush'>): Promise<DeadLetterItem> {
     const letter = await this.get(id);
     const { table, shard } = shardOf(letter);
-    const poison = await shardPoison(sluice.shardState, await sluice.manifests.read(table, shard));
-    if (poison) {
-      throw new SluiceError(
-        'SHARD_STILL_POISONED',
-        `shard ${shard} of table ${table} is still poisoned: reopen it before retrying its dead letters`,
-        { id, table, shard, poison },
-      );
-    }
-    await sluice.scheduler.requestFlush(table, shard);
+    await shards.retryFailedFlush(table, shard, id);
     await this.forgetOriginal(letter.jobId);
     await this.queue.remove(id);
     return letter;
@@ -142,7 +133,7 @@ export class DeadLetterQueue {
    * the retry has taken over; the letter holds everything it said.
    */
   private async forgetOriginal(jobId: string): Promise<void> {
-    this.flushQueue ??= new Queue<ShardJobData>(QUEUE.flush, queueOptions(this.config, QUEUE.flush));
+    this.flushQueue ??= openQueue<ShardJobData>(this.config, QUEUE.flush);
     const original = await this.flushQueue.getJob(jobId);
     if (original && (await original.getState()) === 'failed') await original.remove();
   }

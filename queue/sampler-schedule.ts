@@ -7,11 +7,11 @@
  * This is the only place that upserts it, one call at a time: concurrent upserts are where
  * BullMQ's schedulers duplicate or miss runs.
  */
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { samplerSchedulerLost } from '../shared/metrics.ts';
 import type { Sluice } from '../shared/sluice.ts';
-import { QUEUE, queueOptions } from './queues.ts';
-import { SAMPLER_SCHEDULER_ID, scheduleSampler } from './sampler.ts';
+import { openQueue } from './open-queue.ts';
+import { QUEUE } from './queues.ts';
 
 export interface SamplerSchedule {
   /** Resolves once the scheduler is known to exist (or the attempt failed and was logged). */
@@ -22,7 +22,7 @@ export interface SamplerSchedule {
 export function keepSamplerScheduled(sluice: Sluice): SamplerSchedule {
   const { config, log } = sluice;
   const intervalMs = config.scheduler.samplerIntervalSeconds * 1000;
-  const queue = new Queue(QUEUE.sampler, queueOptions(config, QUEUE.sampler));
+  const queue = openQueue(config, QUEUE.sampler);
   queue.on('error', (err) => log.warn({ err }, 'sampler scheduler connection error'));
   let created = false;
   let closed = false;
@@ -67,4 +67,14 @@ export function keepSamplerScheduled(sluice: Sluice): SamplerSchedule {
       await queue.close();
     },
   };
+}
+
+export const SAMPLER_SCHEDULER_ID = 'sampler-tick';
+
+async function scheduleSampler(queue: Queue, intervalSeconds: number): Promise<void> {
+  await queue.upsertJobScheduler(
+    SAMPLER_SCHEDULER_ID,
+    { every: intervalSeconds * 1000 },
+    { name: 'tick', opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
+  );
 }

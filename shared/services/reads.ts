@@ -1,0 +1,59 @@
+/** Reads of a table: lookups of one or several keys, scans, the live row count and its stats. */
+import type { Table } from 'apache-arrow';
+import { parseKeyRange } from '../read/key-range.ts';
+import { type Lookup, lookupRow, lookupRows } from '../read/point-lookup.ts';
+import { countRows, type RowCount } from '../read/row-count.ts';
+import { type ScanPage, scanRows } from '../read/scan.ts';
+import { type TableStats, tableStats } from '../read/table-stats.ts';
+import type { SluiceParts } from '../sluice-parts.ts';
+import type { TableDef } from '../table/table-def.ts';
+
+export interface LookupOptions {
+  columns?: readonly string[] | null;
+  signal?: AbortSignal;
+}
+
+export interface ScanRequest {
+  limit: number;
+  after?: string | null;
+  from?: unknown;
+  to?: unknown;
+  columns?: readonly string[] | null;
+}
+
+export class Reads {
+  readonly #parts: SluiceParts;
+
+  constructor(parts: SluiceParts) {
+    this.#parts = parts;
+  }
+
+  async lookup(tableName: string, key: unknown, options: LookupOptions = {}): Promise<Table | null> {
+    return lookupRow(this.#parts, await this.#parts.table(tableName), key, options);
+  }
+
+  async lookupMany(
+    tableName: string,
+    keys: readonly unknown[],
+    options: LookupOptions = {},
+  ): Promise<Lookup> {
+    return lookupRows(this.#parts, await this.#parts.table(tableName), keys, options);
+  }
+
+  async scan(tableName: string, options: ScanRequest, signal?: AbortSignal): Promise<ScanPage> {
+    const cursorTtlMs = this.#parts.config.scheduler.gcGraceSeconds * 1000;
+    const table = await this.#parts.table(tableName);
+    const { from, to, ...page } = options;
+    const range = parseKeyRange(table, { from, to });
+    return scanRows(this.#parts, table, { ...page, range, cursorTtlMs }, signal);
+  }
+
+  async countRows(tableName: string, signal?: AbortSignal): Promise<RowCount> {
+    return countRows(this.#parts, await this.#parts.table(tableName), signal);
+  }
+
+  /** The stats of a table already described, so a listing reads no definition twice. */
+  stats(table: TableDef, signal?: AbortSignal): Promise<TableStats> {
+    return tableStats(this.#parts, table, signal);
+  }
+}

@@ -1,0 +1,50 @@
+/** The tables of the domain: create, describe, list, drop, and the drain flag of one. */
+import type { DrainState } from '../scheduler/drain.ts';
+import type { SluiceParts } from '../sluice-parts.ts';
+import type { ListTablesOptions, TablePage } from '../table/catalog.ts';
+import type { TableDef } from '../table/table-def.ts';
+import type { DroppedTable } from '../table/table-drops.ts';
+import type { TableLookup } from '../table/table-lookup.ts';
+
+export class Tables {
+  readonly #parts: SluiceParts;
+  readonly #lookup: TableLookup;
+
+  constructor(parts: SluiceParts, lookup: TableLookup) {
+    this.#parts = parts;
+    this.#lookup = lookup;
+  }
+
+  create(input: unknown, options: { signal?: AbortSignal } = {}): Promise<TableDef> {
+    return this.#parts.catalog.create(input, options);
+  }
+
+  describe(name: string): Promise<TableDef> {
+    return this.#lookup.get(name);
+  }
+
+  /**
+   * The table a write goes to, without asking whether it was dropped: the WAL allocation
+   * refuses a dropped table itself (TableDrops), so a write makes no Redis call for it.
+   */
+  describeForWrite(name: string): Promise<TableDef> {
+    return this.#lookup.forWrite(name);
+  }
+
+  list(options: ListTablesOptions = {}): Promise<TablePage> {
+    return this.#parts.catalog.list(options);
+  }
+
+  /** Reads and writes answer TABLE_NOT_FOUND at once; the sampler purges the data after the GC grace. */
+  drop(name: string): Promise<DroppedTable> {
+    return this.#lookup.drop(name, this.#parts.config.scheduler.gcGraceSeconds * 1000);
+  }
+
+  async drain(name: string, drain: boolean, signal?: AbortSignal): Promise<DrainState> {
+    return this.#parts.drains.setDrain(await this.describe(name), drain, signal);
+  }
+
+  isDrained(name: string, signal?: AbortSignal): Promise<boolean> {
+    return this.#parts.drains.isDrained(name, signal);
+  }
+}

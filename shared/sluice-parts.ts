@@ -1,0 +1,47 @@
+/**
+ * The lower-level parts of one process's domain, built once by `openSluice` (sluice.ts):
+ * the store, the Redis state, the manifests, the WAL writer, the read cache and the
+ * scheduler's stores. Only the domain services (shared/services/) and the composition
+ * that built them hold these; functions/ and jobs/ reach the domain through the services.
+ */
+import type { BaseDatasets } from './base/base-datasets.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import type { BaseManifestStore } from './lsm/base-manifest.ts';
+import type { ShardManifestStore } from './lsm/shard-manifest.ts';
+import type { ObjectCache } from './read/object-cache.ts';
+import type { SealWatch } from './redis/seal-watch.ts';
+import type { ShardState } from './redis/shard-state.ts';
+import type { DrainFlags } from './scheduler/drain.ts';
+import type { FailureLedger } from './scheduler/failure-ledger.ts';
+import type { SamplerIndex } from './scheduler/sampler-index.ts';
+import type { ObjectStore } from './store/object-store.ts';
+import type { TableCatalog } from './table/catalog.ts';
+import type { TableDef } from './table/table-def.ts';
+import type { TableDrops } from './table/table-drops.ts';
+import type { WalWriter } from './wal/wal-writer.ts';
+import type { WorkScheduler } from './work/work-scheduler.ts';
+
+export interface SluiceParts {
+  readonly config: Config;
+  readonly store: ObjectStore;
+  readonly log: Logger;
+  readonly scheduler: WorkScheduler;
+  readonly manifests: ShardManifestStore;
+  readonly bases: BaseManifestStore;
+  readonly datasets: BaseDatasets;
+  readonly pendingRejectGenerations: number;
+  readonly shardState: ShardState;
+  readonly catalog: TableCatalog;
+  readonly wal: WalWriter;
+  readonly cache: ObjectCache;
+  readonly samplerIndex: SamplerIndex;
+  readonly sealWatch: SealWatch;
+  readonly ledger: FailureLedger;
+  readonly drains: DrainFlags;
+  readonly drops: TableDrops;
+  /** The live definition of a table: TABLE_NOT_FOUND once it is dropped (table-lookup.ts). */
+  table(name: string): Promise<TableDef>;
+  /** The definition a write goes to; a dropped table is refused by the write's WAL allocation. */
+  tableForWrite(name: string): Promise<TableDef>;
+}
