@@ -119,12 +119,15 @@ export function flushJobOptions(data: ShardJobData, config: Config, retry?: Flus
  * the durable budget (I15), and the scheduler asks again once a cooldown ends. A manual
  * request replaces a job that is waiting out its backoff, so "merge now" means now.
  */
+/** The first retry of a failed merge or compaction waits this long, the second twice as long. */
+export const TABLE_WORK_BACKOFF_MS = 2000;
+
 export function tableWorkJobOptions(kind: WorkKind, data: TableJobData, jobId: string): JobsOptions {
   return {
     ...KEEP_FINISHED,
     jobId,
     attempts: 3,
-    backoff: { type: 'exponential', delay: 2000 },
+    backoff: { type: 'exponential', delay: TABLE_WORK_BACKOFF_MS },
     deduplication: { id: `${kind}/${data.table}`, keepLastIfActive: true, replace: data.manual },
   };
 }
