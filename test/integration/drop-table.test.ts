@@ -8,7 +8,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { samplerTick } from '../../shared/scheduler/sampler.ts';
 import { samplerDeps } from '../../shared/services/sampler.ts';
-import { openSluice } from '../../shared/sluice.ts';
 import { tableDroppedKey, tablePrefix } from '../../shared/table/paths.ts';
 import type { Harness } from '../support/harness.ts';
 import { serveTestApi, type TestApi } from '../support/harness-api.ts';
@@ -43,13 +42,7 @@ describe('dropping a table', () => {
   };
 
   it('answers 404 at once to reads, writes, describe and list, here and in a process that had it cached', async () => {
-    const other = openSluice({
-      config: h.config,
-      store: h.store,
-      redis: h.redis,
-      scheduler: h.scheduler,
-      log: h.sluice.log,
-    }).sluice;
+    const other = h.otherProcess().sluice;
     expect((await other.reads.lookup('events', 1))?.numRows).toBe(1);
 
     expect((await call('DELETE', '/v1/tables/events', { token: tokens.write })).status).toBe(403);
@@ -78,13 +71,7 @@ describe('dropping a table', () => {
   });
 
   it('a write learns of the drop from its allocation, also once Redis lost every copy of the flag', async () => {
-    const other = openSluice({
-      config: h.config,
-      store: h.store,
-      redis: h.redis,
-      scheduler: h.scheduler,
-      log: h.sluice.log,
-    }).sluice;
+    const other = h.otherProcess().sluice;
     const def = await other.tables.describe('events');
     expect((await call('DELETE', '/v1/tables/events', { token: tokens.admin })).status).toBe(200);
     const flags = [0, 1].map((shard) => h.parts.shardState.keys('events', shard).dropped);

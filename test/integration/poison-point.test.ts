@@ -17,13 +17,7 @@ describe('poison point (I7: nothing mutates after it)', () => {
     h = await createHarness();
     await h.createTable(eventsTable('held'));
     gated = new GatedStore(h.store);
-    late = openSluice({
-      config: h.config,
-      store: gated,
-      redis: h.namespace.connect(),
-      scheduler: h.scheduler,
-      log: h.sluice.log,
-    }).sluice;
+    late = h.otherProcess(gated).sluice;
   });
 
   afterEach(async () => {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PrivateRedis, startPrivateRedis } from '../../infra/local/redis.ts';
 import { reconcileShard } from '../../shared/lsm/reconcile.ts';
-import { openSluice } from '../../shared/sluice.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
@@ -47,13 +46,7 @@ describe('poison held only in Redis (I7, suspected: lost when Redis restarts emp
     h = await createHarness();
     await poisonRefusedByStore('race');
     const gated = new GatedStore(h.store);
-    const sweeper = openSluice({
-      config: h.config,
-      store: gated,
-      redis: h.namespace.connect(),
-      scheduler: h.scheduler,
-      log: h.sluice.log,
-    }).parts;
+    const sweeper = h.otherProcess(gated).parts;
     const gate = gated.hold('putIfAbsent', /\/_manifest\//);
     const sweep = reconcileShard(sweeper, 'race', 0);
     await gate.reached;

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, seqFloorTtlMs } from '../../shared/config.ts';
 import { collectTable } from '../../shared/lsm/gc.ts';
-import { openSluice } from '../../shared/sluice.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -68,13 +67,7 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
     });
     await h.createTable(eventsTable('slow'));
     const gated = new GatedStore(h.store);
-    const writer = openSluice({
-      config: h.config,
-      store: gated,
-      redis: h.namespace.connect(),
-      scheduler: h.scheduler,
-      log: h.sluice.log,
-    }).sluice;
+    const writer = h.otherProcess(gated).sluice;
     await writeRows(writer, 'slow', eventRows(1, 1));
     await h.sluice.shards.seal('slow', 0);
     await counterGoesBack('slow');

@@ -4,7 +4,6 @@ import { flushFailureHandler, flushProcessor } from '../../jobs/flush.ts';
 import { DeadLetterQueue } from '../../queue/dead-letter.ts';
 import { QUEUE, queueOptions, type ShardJobData } from '../../queue/queues.ts';
 import { collectTable } from '../../shared/lsm/gc.ts';
-import { openSluice } from '../../shared/sluice.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -50,13 +49,7 @@ describe('flush (I11, defect 3: a zombie flush poisons a healthy shard)', () => 
 
   it('a run stalled before its WAL reads, woken after another run committed and GC removed the range, poisons nothing', async () => {
     const gated = new GatedStore(h.store);
-    const zombie = openSluice({
-      config: h.config,
-      store: gated,
-      redis: h.namespace.connect(),
-      scheduler: h.scheduler,
-      log: h.sluice.log,
-    }).sluice;
+    const zombie = h.otherProcess(gated).sluice;
     const gate = gated.hold('get', /\/wal\//);
     const job = await flushes.add('flush', DATA, { attempts: 1 });
     const run = flushProcessor(zombie, deadLetters)(job);

@@ -10,10 +10,11 @@ import type { WorkerQueue } from '../../queue/queues.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import type { RedisClient } from '../../shared/redis/connection.ts';
-import { openSluice, type Sluice } from '../../shared/sluice.ts';
+import { type OpenedSluice, openSluice, type Sluice } from '../../shared/sluice.ts';
 import type { SluiceParts } from '../../shared/sluice-parts.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
+import type { ObjectStore } from '../../shared/store/object-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
 import { createRedisNamespace, type RedisNamespace, testRedisTarget } from './redis.ts';
 import { createTempDir, type TempDir } from './temp-dir.ts';
@@ -33,6 +34,8 @@ export interface Harness {
   workers: WorkerSet | null;
   startWorkers(queues?: readonly WorkerQueue[]): WorkerSet;
   createTable(input: Record<string, unknown>): Promise<TableDef>;
+  /** Another process's domain on this harness's Redis and `store` (this harness's, or one wrapping it). */
+  otherProcess(store?: ObjectStore): OpenedSluice;
   close(): Promise<void>;
 }
 
@@ -89,6 +92,8 @@ export async function createHarness(
       return harness.workers;
     },
     createTable: (input) => sluice.tables.create(input),
+    otherProcess: (other = store) =>
+      openSluice({ config, store: other, redis: namespace.connect(), scheduler, log }),
     async close() {
       await parts.wal.settle();
       await harness.workers?.close(1_000);
