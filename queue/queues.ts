@@ -113,15 +113,15 @@ export function flushJobOptions(data: ShardJobData, config: Config, retry?: Flus
   };
 }
 
+/** The first retry of a failed merge or compaction waits this long, the second twice as long. */
+export const TABLE_WORK_BACKOFF_MS = 2000;
+
 /**
  * Merge and compaction: at most one job per (kind, table) exists (I12), folded like flush.
  * BullMQ retries only twice (2 s, then 4 s: Lance's retryable class): the failure ledger is
  * the durable budget (I15), and the scheduler asks again once a cooldown ends. A manual
  * request replaces a job that is waiting out its backoff, so "merge now" means now.
  */
-/** The first retry of a failed merge or compaction waits this long, the second twice as long. */
-export const TABLE_WORK_BACKOFF_MS = 2000;
-
 export function tableWorkJobOptions(kind: WorkKind, data: TableJobData, jobId: string): JobsOptions {
   return {
     ...KEEP_FINISHED,

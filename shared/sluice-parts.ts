@@ -44,4 +44,6 @@ export interface SluiceParts {
   table(name: string): Promise<TableDef>;
   /** The definition a write goes to; a dropped table is refused by the write's WAL allocation. */
   tableForWrite(name: string): Promise<TableDef>;
+  /** Drops the process's copy of a definition whose table a write found dropped. */
+  forgetTable(name: string): void;
 }

@@ -89,6 +89,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     drops,
     table: (name) => lookup.get(name),
     tableForWrite: (name) => lookup.forWrite(name),
+    forgetTable: (name) => lookup.forget(name),
   };
   const sluice: Sluice = {
     config,

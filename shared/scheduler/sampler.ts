@@ -101,9 +101,13 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
   return report;
 }
 
-/** Reconciles every shard of every table and marks them all for sampling; purges dropped tables that are due. */
+/**
+ * Reconciles every shard of every table and marks them all for sampling; tells Redis again of
+ * every drop and purges the dropped tables that are due.
+ */
 async function sweep(deps: SamplerDeps, now: number): Promise<void> {
   for (const table of await deps.catalog.listDropped()) {
+    await deps.drops.reassert(table);
     const graceMs = deps.config.scheduler.gcGraceSeconds * 1000;
     if (await deps.drops.purgeIfDue(table.name, table.shards, now, graceMs)) {
       await deps.drains.forget(table.name);

@@ -1,5 +1,6 @@
 /** Upserts and deletes of a table's rows, each measured by its outcome. */
 import type { RecordBatch, Table } from 'apache-arrow';
+import { isSluiceError } from '../errors.ts';
 import { outcomeOf, writeDuration, writeRows } from '../metrics.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
 import type { TableDef } from '../table/table-def.ts';
@@ -13,20 +14,34 @@ export class Writes {
   }
 
   append(tableName: string, rows: Table | RecordBatch): Promise<AppendResult> {
-    return measureWrite('upsert', rows.numRows, async () =>
-      appendRows(this.#parts.wal, await this.#writeTarget(tableName, rows.numRows), rows),
+    return measureWrite('upsert', rows.numRows, () =>
+      this.#write(tableName, rows.numRows, (def) => appendRows(this.#parts.wal, def, rows)),
     );
   }
 
   delete(tableName: string, keys: readonly unknown[]): Promise<AppendResult> {
-    return measureWrite('delete', keys.length, async () =>
-      deleteKeys(this.#parts.wal, await this.#writeTarget(tableName, keys.length), keys),
+    return measureWrite('delete', keys.length, () =>
+      this.#write(tableName, keys.length, (def) => deleteKeys(this.#parts.wal, def, keys)),
     );
   }
 
-  /** A write of no rows reaches no allocation, so it asks about the drop here. */
-  #writeTarget(name: string, rows: number): Promise<TableDef> {
-    return rows === 0 ? this.#parts.table(name) : this.#parts.tableForWrite(name);
+  /**
+   * A write of no rows reaches no allocation, so it asks about the drop first; any other
+   * learns of a drop from its allocation, and then the definition this process kept goes too,
+   * so later writes to the table make no Redis call for it.
+   */
+  async #write(
+    name: string,
+    rows: number,
+    write: (def: TableDef) => Promise<AppendResult>,
+  ): Promise<AppendResult> {
+    const def = await (rows === 0 ? this.#parts.table(name) : this.#parts.tableForWrite(name));
+    try {
+      return await write(def);
+    } catch (err) {
+      if (isSluiceError(err, 'TABLE_NOT_FOUND')) this.#parts.forgetTable(name);
+      throw err;
+    }
   }
 }
 

@@ -50,10 +50,10 @@ export class TableDrops {
     } catch (err) {
       if (!(err instanceof SluiceError && err.code === 'PRECONDITION_FAILED')) throw err;
       // An earlier drop may have died before it told Redis.
-      await this.setFlags(table);
+      await this.reassert(table);
       throw notFound(table.name);
     }
-    await this.setFlags(table);
+    await this.reassert(table);
     return { name: table.name, droppedAt, purgeAfter: new Date(now.getTime() + graceMs).toISOString() };
   }
 
@@ -115,8 +115,12 @@ export class TableDrops {
     return true;
   }
 
-  /** Redis learns of the drop: the table's flag and every shard's copy of it. */
-  private async setFlags(table: TableDef): Promise<void> {
+  /**
+   * Redis learns of the drop: the table's flag and every shard's copy of it. The sampler's
+   * sweep says it again for every dropped table, so a drop that died between its marker and
+   * these flags, or a Redis restored from before the drop, refuses writes within a sweep.
+   */
+  async reassert(table: TableDef): Promise<void> {
     const { redis, prefix } = this.deps;
     await Promise.all([
       redis.set(this.redisKey(table.name), '1'),

@@ -29,6 +29,11 @@ export class TableLookup {
     return this.cached(name);
   }
 
+  /** A write learned from its allocation that `name` was dropped: its definition is not kept. */
+  forget(name: string): void {
+    this.tables.delete(name);
+  }
+
   /** Drops a table: reads and writes answer TABLE_NOT_FOUND at once; the sampler purges its data after `graceMs`. */
   async drop(name: string, graceMs: number): Promise<DroppedTable> {
     const def = await this.get(name);

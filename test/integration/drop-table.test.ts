@@ -12,6 +12,7 @@ import { tableDroppedKey, tablePrefix } from '../../shared/table/paths.ts';
 import type { Harness } from '../support/harness.ts';
 import { serveTestApi, type TestApi } from '../support/harness-api.ts';
 import type { Call, TestTokens } from '../support/http-client.ts';
+import { deleteKeys, keysMatching } from '../support/redis.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
 
 const GRACE_SECONDS = 60;
@@ -82,6 +83,35 @@ describe('dropping a table', () => {
       other.writes.append('events', jsonRowsToRecordBatch(def.schema, eventRows(42, 60))),
     ).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
     expect(await h.redis.mget(...flags)).toEqual(['1', '1']);
+  });
+
+  it('a drop whose flags never reached Redis (or a Redis restored from before it) is told again by the next sweep', async () => {
+    const other = h.otherProcess().sluice;
+    const def = await other.tables.describe('events');
+    expect((await call('DELETE', '/v1/tables/events', { token: tokens.admin })).status).toBe(200);
+    const flags = [0, 1].map((shard) => h.parts.shardState.keys('events', shard).dropped);
+    await h.redis.mset(flags[0]!, '0', flags[1]!, '0');
+    const rows = () => jsonRowsToRecordBatch(def.schema, eventRows(42, 60));
+    // The hole the sweep closes: with the copies saying "not dropped", a cached definition writes.
+    await expect(other.writes.append('events', rows())).resolves.toMatchObject({ acked: 19 });
+
+    await h.parts.samplerIndex.recordSweep(0);
+    await samplerTick(samplerDeps(h.parts), Date.now());
+    expect(await h.redis.mget(...flags)).toEqual(['1', '1']);
+    await expect(other.writes.append('events', rows())).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+  });
+
+  it('a write refused for a drop lets go of the definition, so later writes touch no Redis key of the table', async () => {
+    const other = h.otherProcess().sluice;
+    const def = await other.tables.describe('events');
+    expect((await call('DELETE', '/v1/tables/events', { token: tokens.admin })).status).toBe(200);
+    const rows = () => jsonRowsToRecordBatch(def.schema, eventRows(42, 60));
+    await expect(other.writes.append('events', rows())).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+
+    // As after the purge: no key of the table is left in Redis.
+    await deleteKeys(h.redis, `${h.config.redisPrefix}:{events/*`);
+    await expect(other.writes.append('events', rows())).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+    expect(await keysMatching(h.redis, `${h.config.redisPrefix}:{events/*`)).toEqual([]);
   });
 
   it('keeps the data until the grace has passed, then purges it; the name is never used again', async () => {

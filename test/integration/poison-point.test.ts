@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectTable } from '../../shared/lsm/gc.ts';
-import { openSluice, type Sluice } from '../../shared/sluice.ts';
+import type { Sluice } from '../../shared/sluice.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';

@@ -27,6 +27,19 @@ describe('lower layers', () => {
     expect(importing(lower, /from '(\.\.\/)+(lsm|wal|read)\//)).toEqual([]);
   });
 
+  it('the ground floor (store, redis, arrow, table) imports only itself and the shared modules below every room', () => {
+    const ground = ['shared/store', 'shared/redis', 'shared/arrow', 'shared/table'];
+    const allowed =
+      /^\.\.\/(store|redis|arrow|table)\/|^\.\.\/(config|errors|shard-poison|plain-object|page-limit)\.ts$/;
+    const outside = ground.flatMap(sources).flatMap((file) =>
+      [...readFileSync(new URL(file, ROOT), 'utf8').matchAll(/from '(\.\.\/[^']*)'/g)]
+        .map((m) => m[1]!)
+        .filter((target) => !allowed.test(target))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
   it('shared/wal imports nothing from lsm, which builds on it', () => {
     expect(importing(['shared/wal'], /from '(\.\.\/)+lsm\//)).toEqual([]);
   });
