@@ -3,7 +3,7 @@
  * and the check. The shard manifest holds the durable record; the Redis copy is checked
  * too because it is written first, while the store may still be refusing the manifest
  * commit that makes the poison durable. Kept below every layer that needs it, so the WAL,
- * the Redis shard state and the jobs share one definition without reaching into the LSM.
+ * the Redis poison cache and the jobs share one definition without reaching into the LSM.
  */
 import { type ErrorCode, SluiceError } from './errors.ts';
 
@@ -22,8 +22,8 @@ export interface DurablePoison {
   poison: PoisonRecord | null;
 }
 
-/** Where a poison not yet durable is found (the Redis shard state). */
-export interface PoisonCache {
+/** Where a poison not yet durable is found (`PoisonCache`, the Redis copy). */
+export interface PoisonLookup {
   cachedPoison(table: string, shard: number): Promise<PoisonRecord | null>;
 }
 
@@ -47,11 +47,11 @@ export function assertNotPoisoned(shard: DurablePoison): void {
 }
 
 /** The shard's poison, durable or only cached so far, or null when it is open. */
-export async function shardPoison(cache: PoisonCache, shard: DurablePoison): Promise<PoisonRecord | null> {
+export async function shardPoison(cache: PoisonLookup, shard: DurablePoison): Promise<PoisonRecord | null> {
   return shard.poison ?? (await cache.cachedPoison(shard.table, shard.shard));
 }
 
-export async function assertShardOpen(cache: PoisonCache, shard: DurablePoison): Promise<void> {
+export async function assertShardOpen(cache: PoisonLookup, shard: DurablePoison): Promise<void> {
   const poison = await shardPoison(cache, shard);
   if (poison) throw new ShardPoisonedError(shard.table, shard.shard, poison);
 }

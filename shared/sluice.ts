@@ -12,8 +12,11 @@ import { ShardManifestStore } from './lsm/shard-manifest.ts';
 import { hintsFor } from './lsm/versioned-document.ts';
 import { ObjectCache } from './read/object-cache.ts';
 import type { RedisClient } from './redis/connection.ts';
+import { InflightMarks } from './redis/inflight-marks.ts';
+import { PoisonCache } from './redis/poison-cache.ts';
+import { SealCounters } from './redis/seal-counters.ts';
 import { SealWatch } from './redis/seal-watch.ts';
-import { ShardState } from './redis/shard-state.ts';
+import { SeqAllocation } from './redis/seq-allocation.ts';
 import { DrainFlags } from './scheduler/drain.ts';
 import { FailureLedger } from './scheduler/failure-ledger.ts';
 import { SamplerIndex } from './scheduler/sampler-index.ts';
@@ -64,7 +67,8 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
   const prefix = config.redisPrefix;
   const hints = hintsFor(config.scheduler.gcGraceSeconds * 1000);
   const manifests = new ShardManifestStore(store, hints);
-  const shardState = new ShardState(redis, prefix);
+  const poisonCache = new PoisonCache(redis, prefix);
+  const seqAllocation = new SeqAllocation(redis, prefix, poisonCache);
   const sealWatch = new SealWatch(redis, prefix);
   const catalog = new TableCatalog(store, config.tableDefaults);
   const drops = new TableDrops({ redis, prefix, store });
@@ -78,9 +82,12 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     bases: new BaseManifestStore(store, hints),
     datasets: new BaseDatasets(config),
     pendingRejectGenerations: config.scheduler.pendingRejectGenerations,
-    shardState,
+    seqAllocation,
+    inflightMarks: new InflightMarks(redis, prefix),
+    sealCounters: new SealCounters(redis, prefix),
+    poisonCache,
     catalog,
-    wal: new WalWriter({ ...deps, manifests, shardState, sealWatch, drops }),
+    wal: new WalWriter({ ...deps, manifests, seqAllocation, sealWatch, drops }),
     cache: new ObjectCache(store, config.limits.readCacheBytes),
     samplerIndex: new SamplerIndex(redis, prefix),
     sealWatch,

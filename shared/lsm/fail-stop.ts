@@ -58,6 +58,6 @@ export async function failStopOutside(
 ): Promise<boolean> {
   const manifest = await deps.manifests.read(target.table, target.shard);
   const pending = manifest.sealed[0];
-  if (!pending || (await shardPoison(deps.shardState, manifest))) return false;
+  if (!pending || (await shardPoison(deps.poisonCache, manifest))) return false;
   return failStop(deps, target, { ...failure, generation: pending.generation }, record);
 }

@@ -19,7 +19,7 @@ export async function retryFailedFlush(
   letter: string,
 ): Promise<void> {
   const { table, shard } = target;
-  const poison = await shardPoison(deps.shardState, await deps.manifests.read(table, shard));
+  const poison = await shardPoison(deps.poisonCache, await deps.manifests.read(table, shard));
   if (poison) {
     throw new SluiceError(
       'SHARD_STILL_POISONED',

@@ -9,7 +9,8 @@ import type { Table } from 'apache-arrow';
 import pLimit from 'p-limit';
 import { keyCodecFor } from '../arrow/key-codec.ts';
 import { SluiceError } from '../errors.ts';
-import type { ShardState } from '../redis/shard-state.ts';
+import type { PoisonCache } from '../redis/poison-cache.ts';
+import type { SealCounters } from '../redis/seal-counters.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { generationKey, walKey } from '../table/paths.ts';
@@ -23,7 +24,8 @@ import type { SealedGeneration, ShardManifest, ShardManifestStore } from './shar
 export interface FlushDeps {
   store: ObjectStore;
   manifests: ShardManifestStore;
-  shardState: ShardState;
+  poisonCache: PoisonCache;
+  sealCounters: SealCounters;
 }
 
 export interface FlushOptions {
@@ -49,7 +51,7 @@ export async function flushShard(
   const flushed: Array<{ rows: number; bytes: number }> = [];
   for (;;) {
     const manifest = await deps.manifests.read(table.name, shard, options.signal);
-    await assertShardOpen(deps.shardState, manifest);
+    await assertShardOpen(deps.poisonCache, manifest);
     const next = manifest.sealed[0];
     const pending = manifest.sealed.map((g) => ({ rows: g.walRows, bytes: g.walBytes }));
     options.onWorkProgress?.(progressOf([...flushed, ...pending], flushed.length));
@@ -77,14 +79,14 @@ async function flushGeneration(
   const artifact = await writeGeneration(deps, table, shard, generation, signal);
   // I7: the manifest refuses a commit after a durable poison; one held only in Redis (the
   // store refused it) is checked again here, after the slow part of the flush.
-  await assertShardOpen(deps.shardState, read);
+  await assertShardOpen(deps.poisonCache, read);
   const { manifest, changed } = await deps.manifests.update(
     table.name,
     shard,
     (m) => commitGeneration(m, generation.generation, artifact),
     signal,
   );
-  await deps.shardState.setSealedCount(table.name, shard, manifest.sealed.length, manifest.version);
+  await deps.sealCounters.setSealedCount(table.name, shard, manifest.sealed.length, manifest.version);
   return changed;
 }
 

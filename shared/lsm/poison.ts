@@ -4,7 +4,7 @@
  * write fails fast without reading the store).
  */
 import type { ErrorCode } from '../errors.ts';
-import type { ShardState } from '../redis/shard-state.ts';
+import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { PoisonRecord } from '../shard-poison.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { isCommitted, poisonShard, reopenShard as reopenTransition } from './manifest-transitions.ts';
@@ -12,7 +12,7 @@ import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
 export interface PoisonDeps {
   manifests: ShardManifestStore;
-  shardState: ShardState;
+  poisonCache: PoisonCache;
 }
 
 export type PoisonOutcome =
@@ -37,12 +37,12 @@ export async function poison(
     return { poisoned: false, committedBy: seen.version };
   }
   // Redis first: writes must fail fast at once, even while the store refuses the manifest commit.
-  await deps.shardState.cachePoison(target.table, target.shard, record, seen?.version ?? null);
+  await deps.poisonCache.cachePoison(target.table, target.shard, record, seen?.version ?? null);
   try {
     const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
       poisonShard(m, record),
     );
-    await deps.shardState.cachePoison(target.table, target.shard, manifest.poison, manifest.version);
+    await deps.poisonCache.cachePoison(target.table, target.shard, manifest.poison, manifest.version);
     if (!manifest.poison) return { poisoned: false, committedBy: manifest.version };
     return { poisoned: true, record: manifest.poison, durable: true };
   } catch (error) {
@@ -56,7 +56,7 @@ export async function reopen(
   target: { table: string; shard: number },
 ): Promise<ShardManifest> {
   const manifest = await clearManifestPoison(deps, target);
-  await deps.shardState.cachePoison(target.table, target.shard, null, manifest.version);
+  await deps.poisonCache.cachePoison(target.table, target.shard, null, manifest.version);
   await deps.scheduler.requestFlush(target.table, target.shard);
   await deps.scheduler.requestSeal(target.table, target.shard, { delayMs: 0 });
   return manifest;
@@ -71,7 +71,7 @@ async function clearManifestPoison(
   deps: PoisonDeps,
   target: { table: string; shard: number },
 ): Promise<ShardManifest> {
-  const cached = await deps.shardState.cachedPoison(target.table, target.shard);
+  const cached = await deps.poisonCache.cachedPoison(target.table, target.shard);
   const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
     !m.poison && cached ? { ...m } : reopenTransition(m),
   );
@@ -89,14 +89,14 @@ export async function persistCachedPoison(
   seen: ShardManifest,
 ): Promise<PoisonRecord | null> {
   if (seen.poison) return seen.poison;
-  const cached = await deps.shardState.cachedPoison(seen.table, seen.shard);
+  const cached = await deps.poisonCache.cachedPoison(seen.table, seen.shard);
   if (!cached) return null;
   try {
     const { manifest } = await deps.manifests.update(seen.table, seen.shard, (m) =>
       m.version === seen.version ? poisonShard(m, cached) : null,
     );
     if (manifest.poison)
-      await deps.shardState.cachePoison(seen.table, seen.shard, manifest.poison, manifest.version);
+      await deps.poisonCache.cachePoison(seen.table, seen.shard, manifest.poison, manifest.version);
     return manifest.poison ?? cached;
   } catch {
     // The store still refuses: the poison stays in Redis and the next sweep tries again.

@@ -4,7 +4,8 @@
  * the last seal, and for a flush when sealed generations wait. Asking is idempotent, so a
  * sweep over healthy shards queues nothing new.
  */
-import type { ShardState } from '../redis/shard-state.ts';
+import type { PoisonCache } from '../redis/poison-cache.ts';
+import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { listWalAfter } from '../wal/frontier.ts';
 import { syncShard } from '../wal/shard-sync.ts';
@@ -15,7 +16,8 @@ import type { ShardManifestStore } from './shard-manifest.ts';
 export interface ReconcileDeps {
   store: ObjectStore;
   manifests: ShardManifestStore;
-  shardState: ShardState;
+  seqAllocation: SeqAllocation;
+  poisonCache: PoisonCache;
   scheduler: WorkScheduler;
 }
 

@@ -5,7 +5,10 @@
  */
 import type { Config } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
-import type { ShardState } from '../redis/shard-state.ts';
+import type { InflightMarks } from '../redis/inflight-marks.ts';
+import type { PoisonCache } from '../redis/poison-cache.ts';
+import type { SealCounters } from '../redis/seal-counters.ts';
+import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
@@ -21,7 +24,10 @@ export interface SealDeps {
   config: Config;
   store: ObjectStore;
   manifests: ShardManifestStore;
-  shardState: ShardState;
+  seqAllocation: SeqAllocation;
+  inflightMarks: InflightMarks;
+  sealCounters: SealCounters;
+  poisonCache: PoisonCache;
   scheduler: WorkScheduler;
 }
 
@@ -42,13 +48,13 @@ export async function sealShard(
   shard: number,
   signal?: AbortSignal,
 ): Promise<SealOutcome> {
-  await deps.shardState.disarmSeal(table.name, shard);
+  await deps.seqAllocation.disarmSeal(table.name, shard);
   for (let plan = 0; plan < MAX_PLANS; plan++) {
     const manifest = await deps.manifests.read(table.name, shard, signal);
-    await assertShardOpen(deps.shardState, manifest);
+    await assertShardOpen(deps.poisonCache, manifest);
     const after = manifest.sealedThrough;
     const present = await listWalAfter(deps.store, table.name, shard, after, signal);
-    const inflight = await deps.shardState.inflightSince(table.name, shard, missingSeqs(after, present));
+    const inflight = await deps.inflightMarks.since(table.name, shard, missingSeqs(after, present));
     const frontier = planFrontier({
       after,
       present,
@@ -57,7 +63,7 @@ export async function sealShard(
       holeTimeoutMs: deps.config.wal.holeTimeoutMs,
     });
     // I7: a poison raised since the check above stops the seal before its first tombstone.
-    if (frontier.holes.length > 0) await assertShardOpen(deps.shardState, manifest);
+    if (frontier.holes.length > 0) await assertShardOpen(deps.poisonCache, manifest);
     const holes = await writeHoles(deps.store, table.name, shard, frontier.holes, signal);
     const entries = await sealableEntries(
       deps,
@@ -74,7 +80,7 @@ export async function sealShard(
       sealedAt: new Date().toISOString(),
     });
     // The manifest refuses a durable poison itself; one held only in Redis is checked here.
-    await assertShardOpen(deps.shardState, manifest);
+    await assertShardOpen(deps.poisonCache, manifest);
     const { manifest: committed, changed } = await deps.manifests.update(
       table.name,
       shard,
@@ -83,7 +89,7 @@ export async function sealShard(
     );
     if (!changed && generations.length > 0) continue;
     if (changed) {
-      await deps.shardState.recordSeal(table.name, shard, {
+      await deps.sealCounters.recordSeal(table.name, shard, {
         bytes: generations.reduce((sum, g) => sum + g.walBytes, 0),
         sealedCount: committed.sealed.length,
         manifestVersion: committed.version,
@@ -114,7 +120,7 @@ async function followUpAt(
 ): Promise<number | null> {
   const now = Date.now();
   const { holeTimeoutMs } = deps.config.wal;
-  const live = [...(await deps.shardState.inflightAfter(table.name, shard, frontier)).values()].filter(
+  const live = [...(await deps.inflightMarks.after(table.name, shard, frontier)).values()].filter(
     (since) => now - since < holeTimeoutMs,
   );
   if (live.length === 0) return null;
@@ -159,7 +165,7 @@ async function sealableEntries(
   frontier: number,
 ): Promise<SealableEntry[]> {
   const inRange = objects.filter((o) => o.seq <= frontier).sort((a, b) => a.seq - b.seq);
-  const known = await deps.shardState.walRows(
+  const known = await deps.sealCounters.walRows(
     table,
     shard,
     inRange.map((o) => o.seq),

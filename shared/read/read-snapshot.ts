@@ -28,7 +28,8 @@ import {
   type ShardManifest,
   type ShardManifestStore,
 } from '../lsm/shard-manifest.ts';
-import type { ShardState } from '../redis/shard-state.ts';
+import type { PoisonCache } from '../redis/poison-cache.ts';
+import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
@@ -43,7 +44,8 @@ export interface ReadDeps {
   manifests: ShardManifestStore;
   bases: BaseManifestStore;
   datasets: BaseDatasets;
-  shardState: ShardState;
+  seqAllocation: SeqAllocation;
+  poisonCache: PoisonCache;
   cache: ObjectCache;
   /** A shard with this many pending generations refuses reads rather than fan out over all of them. */
   pendingRejectGenerations: number;
@@ -119,7 +121,7 @@ async function shardRuns(
       : await deps.manifests.readVersion(table.name, shard, pin.manifest, signal)
     : await deps.manifests.read(table.name, shard, signal);
   if (!manifest) throw expired(table.name);
-  await assertShardOpen(deps.shardState, manifest);
+  await assertShardOpen(deps.poisonCache, manifest);
   const pending = pendingGenerations(manifest, watermark);
   if (pending >= deps.pendingRejectGenerations) {
     throw new SluiceError(

@@ -50,7 +50,7 @@ export async function shardStats(
     frontier,
     walCursor: manifest.walCursor,
     sealedThrough: manifest.sealedThrough,
-    allocatedThrough: await deps.shardState.allocatedThrough(table.name, shard),
+    allocatedThrough: await deps.seqAllocation.allocatedThrough(table.name, shard),
     currentGeneration: manifest.currentGeneration,
     sealed: manifest.sealed,
     committed: manifest.committed,
@@ -59,6 +59,6 @@ export async function shardStats(
     unsealedEntries: unsealed.length,
     unsealedBytes: unsealed.reduce((sum, e) => sum + e.bytes, 0),
     manifestVersion: manifest.version,
-    poison: await shardPoison(deps.shardState, manifest),
+    poison: await shardPoison(deps.poisonCache, manifest),
   };
 }

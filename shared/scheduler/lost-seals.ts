@@ -8,12 +8,12 @@
 import type { Logger } from '../log.ts';
 import type { ShardManifestStore } from '../lsm/shard-manifest.ts';
 import type { SealWatch } from '../redis/seal-watch.ts';
-import type { ShardState } from '../redis/shard-state.ts';
+import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 
 export interface LostSealDeps {
   sealWatch: SealWatch;
-  shardState: ShardState;
+  seqAllocation: SeqAllocation;
   manifests: ShardManifestStore;
   scheduler: WorkScheduler;
   log: Logger;
@@ -37,7 +37,7 @@ export async function recoverLostSeals(deps: LostSealDeps, now: number): Promise
 }
 
 async function sealOutstanding(deps: LostSealDeps, table: string, shard: number): Promise<boolean> {
-  const allocated = await deps.shardState.allocatedThrough(table, shard);
+  const allocated = await deps.seqAllocation.allocatedThrough(table, shard);
   // No counter: Redis lost the shard's state, and the sweep that follows rebuilds it.
   if (allocated === null) return false;
   const { sealedThrough } = await deps.manifests.read(table, shard);

@@ -103,7 +103,7 @@ export class Shards {
 
   /** Shards whose poison is cached, for the gauges and the EMF counts. */
   poisonedCount(): Promise<number> {
-    return this.#parts.shardState.poisonedCount();
+    return this.#parts.poisonCache.poisonedCount();
   }
 }
 

@@ -6,7 +6,7 @@
  * every WAL entry present — so a new seq never collides with an acked entry (a collision
  * with an unacked one is caught by put-if-absent).
  */
-import type { ShardState } from '../redis/shard-state.ts';
+import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { listWalAfter } from './frontier.ts';
 import type { ManifestReader } from './manifest-reader.ts';
@@ -14,13 +14,13 @@ import type { ManifestReader } from './manifest-reader.ts';
 export interface ShardSyncDeps {
   store: ObjectStore;
   manifests: ManifestReader;
-  shardState: ShardState;
+  seqAllocation: SeqAllocation;
 }
 
 export async function syncShard(deps: ShardSyncDeps, table: string, shard: number): Promise<void> {
   const manifest = await deps.manifests.read(table, shard);
   const unsealed = await listWalAfter(deps.store, table, shard, manifest.sealedThrough);
-  await deps.shardState.sync(table, shard, {
+  await deps.seqAllocation.sync(table, shard, {
     seqFloor: Math.max(manifest.sealedThrough, manifest.walCursor, unsealed.at(-1)?.seq ?? 0),
     sealedCount: manifest.sealed.length,
     manifestVersion: manifest.version,

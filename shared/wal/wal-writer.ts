@@ -19,7 +19,7 @@ import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { outcomeOf, walEntryRows, walEntryWrites, walPuts, walRedisRoundTrips } from '../metrics.ts';
 import type { SealWatch } from '../redis/seal-watch.ts';
-import type { Allocation, Completion, ShardState } from '../redis/shard-state.ts';
+import type { Allocation, Completion, SeqAllocation } from '../redis/seq-allocation.ts';
 import { ShardPoisonedError } from '../shard-poison.ts';
 import type { ObjectStore, StagedObject } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
@@ -35,7 +35,7 @@ export interface WalWriterDeps {
   config: Config;
   store: ObjectStore;
   manifests: ManifestReader;
-  shardState: ShardState;
+  seqAllocation: SeqAllocation;
   sealWatch: SealWatch;
   drops: TableDrops;
   scheduler: WorkScheduler;
@@ -214,7 +214,7 @@ export class WalWriter {
       const completions = lane.completions.splice(0);
       let allocation: Allocation;
       try {
-        allocation = await this.deps.shardState.allocate(table.name, shard, limits, floor.value, {
+        allocation = await this.deps.seqAllocation.allocate(table.name, shard, limits, floor.value, {
           completions,
           sealArmMs,
         });
@@ -264,7 +264,7 @@ export class WalWriter {
   /**
    * The highest seq this shard has sealed, re-read from the manifest once it is older than
    * `seqFloorTtlMs`: the floor below which Redis must never hand out a seq (see
-   * ShardState.allocate).
+   * SeqAllocation.allocate).
    */
   private async seqFloor(table: string, shard: number): Promise<{ value: number; at: number }> {
     const id = `${table}/${shard}`;
@@ -295,7 +295,7 @@ export class WalWriter {
       { table, shard, seq, sealedThrough: floor.value },
       'WAL entry landed in the sealed range; retrying above it',
     );
-    await this.deps.shardState.abandon(table, shard, seq).catch(() => undefined);
+    await this.deps.seqAllocation.abandon(table, shard, seq).catch(() => undefined);
     return true;
   }
 
@@ -336,7 +336,7 @@ export class WalWriter {
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
         walRedisRoundTrips.inc({ step: 'abandon' });
         await this.sealAfterUnknownPut(table, shard, seq, err);
-        await this.deps.shardState.abandon(table.name, shard, seq).catch(() => undefined);
+        await this.deps.seqAllocation.abandon(table.name, shard, seq).catch(() => undefined);
         throw err;
       }
     }
@@ -393,7 +393,7 @@ export class WalWriter {
       try {
         if (completions.length > 0) {
           walRedisRoundTrips.inc({ step: 'complete' });
-          const done = await this.deps.shardState.complete(
+          const done = await this.deps.seqAllocation.complete(
             table.name,
             shard,
             completions,

@@ -75,7 +75,7 @@ describe('dropping a table', () => {
     const other = h.otherProcess().sluice;
     const def = await other.tables.describe('events');
     expect((await call('DELETE', '/v1/tables/events', { token: tokens.admin })).status).toBe(200);
-    const flags = [0, 1].map((shard) => h.parts.shardState.keys('events', shard).dropped);
+    const flags = [0, 1].map((shard) => h.shardKeys('events', shard).dropped);
     expect(await h.redis.mget(...flags)).toEqual(['1', '1']);
 
     await h.redis.del(...flags);
@@ -89,7 +89,7 @@ describe('dropping a table', () => {
     const other = h.otherProcess().sluice;
     const def = await other.tables.describe('events');
     expect((await call('DELETE', '/v1/tables/events', { token: tokens.admin })).status).toBe(200);
-    const flags = [0, 1].map((shard) => h.parts.shardState.keys('events', shard).dropped);
+    const flags = [0, 1].map((shard) => h.shardKeys('events', shard).dropped);
     await h.redis.mset(flags[0]!, '0', flags[1]!, '0');
     const rows = () => jsonRowsToRecordBatch(def.schema, eventRows(42, 60));
     // The hole the sweep closes: with the copies saying "not dropped", a cached definition writes.

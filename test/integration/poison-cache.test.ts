@@ -27,7 +27,7 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     const gated = new GatedStore(h.store);
     const gate = gated.hold('list', /\/wal\/$/);
     const sync = syncShard(
-      { store: gated, manifests: h.parts.manifests, shardState: h.parts.shardState },
+      { store: gated, manifests: h.parts.manifests, seqAllocation: h.parts.seqAllocation },
       'race',
       0,
     );
@@ -36,14 +36,14 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     gate.release();
     await sync;
 
-    expect(await h.parts.shardState.cachedPoison('race', 0)).toBeNull();
+    expect(await h.parts.poisonCache.cachedPoison('race', 0)).toBeNull();
     await expect(writeRows(h.sluice, 'race', eventRows(6, 10))).resolves.toBeDefined();
     expect((await h.sluice.shards.stats('race', 0)).poison).toBeNull();
   });
 
   it('a Redis restored from a snapshot taken while poisoned heals on the next sync', async () => {
     await poisonedTable('snapshot');
-    const keys = shardKeyList(h.parts.shardState.keys('snapshot', 0));
+    const keys = shardKeyList(h.shardKeys('snapshot', 0));
     const snapshot = await Promise.all(
       keys.map(async (key) => [key, await h.redis.dumpBuffer(key)] as const),
     );
@@ -52,10 +52,10 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
       if (dump) await h.redis.restore(key, 0, dump, 'REPLACE');
       else await h.redis.del(key);
     }
-    expect(await h.parts.shardState.cachedPoison('snapshot', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
+    expect(await h.parts.poisonCache.cachedPoison('snapshot', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
 
     await h.sluice.shards.reconcile('snapshot');
-    expect(await h.parts.shardState.cachedPoison('snapshot', 0)).toBeNull();
+    expect(await h.parts.poisonCache.cachedPoison('snapshot', 0)).toBeNull();
     await expect(writeRows(h.sluice, 'snapshot', eventRows(6, 10))).resolves.toBeDefined();
   });
 
@@ -69,14 +69,14 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     expect(outcome).toMatchObject({ poisoned: true, durable: false });
 
     await h.sluice.shards.reconcile('refused');
-    expect(await h.parts.shardState.cachedPoison('refused', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
+    expect(await h.parts.poisonCache.cachedPoison('refused', 0)).toMatchObject({ code: 'DATA_CORRUPT' });
     await expect(writeRows(h.sluice, 'refused', eventRows(6, 10))).rejects.toMatchObject({
       code: 'SHARD_POISONED',
     });
 
     await h.sluice.shards.reopen('refused', 0);
     await h.sluice.shards.reconcile('refused');
-    expect(await h.parts.shardState.cachedPoison('refused', 0)).toBeNull();
+    expect(await h.parts.poisonCache.cachedPoison('refused', 0)).toBeNull();
     await expect(writeRows(h.sluice, 'refused', eventRows(6, 10))).resolves.toBeDefined();
   });
 });

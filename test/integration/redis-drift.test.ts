@@ -25,7 +25,7 @@ describe('Redis state that drifted from the store (I2, I7, I18)', () => {
     await h.createTable(eventsTable('snapshot'));
     await generation('snapshot', 1, 10);
     await generation('snapshot', 11, 20);
-    await h.redis.set(h.parts.shardState.keys('snapshot', 0).seq, 0);
+    await h.redis.set(h.shardKeys('snapshot', 0).seq, 0);
     const ack = await writeRows(h.sluice, 'snapshot', eventRows(21, 21));
     expect(ack.shards[0]!.seq).toBe(3);
     expect(await lookupJson(h.sluice, 'snapshot', 21)).toEqual(eventRows(21, 21)[0]);
@@ -38,7 +38,7 @@ describe('Redis state that drifted from the store (I2, I7, I18)', () => {
     h.config.limits.maxUnflushedGenerations = 2;
     await h.createTable(eventsTable('drift'));
     await generation('drift', 1, 10);
-    const keys = h.parts.shardState.keys('drift', 0);
+    const keys = h.shardKeys('drift', 0);
     await h.redis.set(keys.sealedCount, 5);
     await h.redis.set(keys.unsealedBytes, 10 ** 12);
     await expect(writeRows(h.sluice, 'drift', eventRows(11, 12))).rejects.toMatchObject({
@@ -52,9 +52,9 @@ describe('Redis state that drifted from the store (I2, I7, I18)', () => {
 
   it('I18: a sealed count from an older manifest version never overwrites a newer one', async () => {
     await h.createTable(eventsTable('versions'));
-    await h.parts.shardState.setSealedCount('versions', 0, 1, 7);
-    await h.parts.shardState.setSealedCount('versions', 0, 4, 6);
-    expect(await h.redis.get(h.parts.shardState.keys('versions', 0).sealedCount)).toBe('1');
+    await h.parts.sealCounters.setSealedCount('versions', 0, 1, 7);
+    await h.parts.sealCounters.setSealedCount('versions', 0, 4, 6);
+    expect(await h.redis.get(h.shardKeys('versions', 0).sealedCount)).toBe('1');
   });
 
   it('I6/I7: a flush failed by BullMQ itself (stalled too often) still poisons the shard and is dead-lettered', async () => {

@@ -55,7 +55,7 @@ describe('poison held only in Redis (I7, suspected: lost when Redis restarts emp
     await sweep;
 
     expect((await h.parts.manifests.read('race', 0)).poison).toBeNull();
-    expect(await h.parts.shardState.cachedPoison('race', 0)).toBeNull();
+    expect(await h.parts.poisonCache.cachedPoison('race', 0)).toBeNull();
     await expect(writeRows(h.sluice, 'race', eventRows(6, 10))).resolves.toBeDefined();
   });
 });

@@ -35,7 +35,7 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
   }
 
   async function counterGoesBack(table: string) {
-    await h.redis.set(h.parts.shardState.keys(table, 0).seq, '0');
+    await h.redis.set(h.shardKeys(table, 0).seq, '0');
   }
 
   async function expectVisibleAboveSealed(

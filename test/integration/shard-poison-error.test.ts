@@ -55,7 +55,7 @@ describe('the poisoned-shard error (I7)', () => {
     await h.createTable(eventsTable('cached'));
     await writeRows(h.sluice, 'cached', eventRows(1, 20));
     const cached: PoisonRecord = { ...REASON, at: new Date(0).toISOString(), jobId: 'job-7' };
-    expect(await h.parts.shardState.cachePoison('cached', 0, cached, null)).toBe(true);
+    expect(await h.parts.poisonCache.cachePoison('cached', 0, cached, null)).toBe(true);
 
     const err = await refusal(h.sluice.shards.seal('cached', 0));
     expect(err.poison).toEqual(cached);

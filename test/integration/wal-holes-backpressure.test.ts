@@ -15,12 +15,12 @@ describe('WAL holes and backpressure', () => {
     await h.createTable(eventsTable('late'));
     const slow = h.store.inject({ op: 'putIfAbsent', key: WAL('late', 1), latencyMs: 500, times: 1 });
     const late = writeRows(h.sluice, 'late', eventRows(1, 5)).catch((err: unknown) => err);
-    await waitFor(async () => (await h.parts.shardState.allocatedThrough('late', 0)) === 1, {
+    await waitFor(async () => (await h.parts.seqAllocation.allocatedThrough('late', 0)) === 1, {
       message: 'seq 1 allocated',
     });
     await writeRows(h.sluice, 'late', eventRows(6, 10));
     // Redis forgets the in-flight mark, as after a restart: the seal may declare seq 1 a hole at once.
-    await h.redis.del(h.parts.shardState.keys('late', 0).inflight);
+    await h.redis.del(h.shardKeys('late', 0).inflight);
     const sealed = await h.sluice.shards.seal('late', 0);
     expect(sealed.holes).toEqual([1]);
     expect(sealed.sealed.map((g) => [g.walFrom, g.walTo])).toEqual([[1, 2]]);
@@ -37,7 +37,7 @@ describe('WAL holes and backpressure', () => {
     await h.createTable(eventsTable('waits'));
     h.store.inject({ op: 'putIfAbsent', key: WAL('waits', 1), latencyMs: 400, times: 1 });
     const first = writeRows(h.sluice, 'waits', eventRows(1, 5));
-    await waitFor(async () => (await h.parts.shardState.allocatedThrough('waits', 0)) === 1, {
+    await waitFor(async () => (await h.parts.seqAllocation.allocatedThrough('waits', 0)) === 1, {
       message: 'seq 1 allocated',
     });
     await writeRows(h.sluice, 'waits', eventRows(6, 10));

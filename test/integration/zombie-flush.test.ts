@@ -41,7 +41,7 @@ describe('flush (I11, defect 3: a zombie flush poisons a healthy shard)', () => 
 
   async function expectHealthy() {
     expect((await h.sluice.shards.stats('zombie', 0)).poison).toBeNull();
-    expect(await h.parts.shardState.cachedPoison('zombie', 0)).toBeNull();
+    expect(await h.parts.poisonCache.cachedPoison('zombie', 0)).toBeNull();
     expect(await deadLetterQueue.count()).toBe(0);
     await writeRows(h.sluice, 'zombie', eventRows(11, 12));
     expect((await readAll(h.sluice, 'zombie')).map((r) => r.id).sort()).toHaveLength(12);

@@ -10,6 +10,7 @@ import type { WorkerQueue } from '../../queue/queues.ts';
 import { type Config, loadConfig } from '../../shared/config.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import type { RedisClient } from '../../shared/redis/connection.ts';
+import { type ShardKeys, shardKeys } from '../../shared/redis/shard-keys.ts';
 import { type OpenedSluice, openSluice, type Sluice } from '../../shared/sluice.ts';
 import type { SluiceParts } from '../../shared/sluice-parts.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
@@ -30,6 +31,8 @@ export interface Harness {
   readonly sluice: Sluice;
   /** The parts the services were built on, for tests that look inside (manifests, shard state, the ledger). */
   readonly parts: SluiceParts;
+  /** The Redis keys of one shard under this harness's prefix. */
+  shardKeys(table: string, shard: number): ShardKeys;
   readonly scheduler: BullmqWorkScheduler;
   workers: WorkerSet | null;
   startWorkers(queues?: readonly WorkerQueue[]): WorkerSet;
@@ -91,6 +94,7 @@ export async function createHarness(
       harness.workers = startWorkers(sluice, queues);
       return harness.workers;
     },
+    shardKeys: (table, shard) => shardKeys(config.redisPrefix, table, shard),
     createTable: (input) => sluice.tables.create(input),
     otherProcess: (other = store) =>
       openSluice({ config, store: other, redis: namespace.connect(), scheduler, log }),

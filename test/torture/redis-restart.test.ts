@@ -51,7 +51,7 @@ describe('Redis restarted empty (torture, defect 5: shard state lives on the res
 
     await waitFor(() => acked.length >= 300, { message: 'rows acked before the restart' });
     const restarted = createRedis({ redisUrl: redis.url });
-    const seqKey = h.parts.shardState.keys('amnesia', 0).seq;
+    const seqKey = h.shardKeys('amnesia', 0).seq;
     expect(await restarted.exists(seqKey), 'shard state on the Redis the test restarts').toBe(1);
     restarted.disconnect();
     await redis.restart();

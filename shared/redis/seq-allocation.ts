@@ -1,20 +1,20 @@
 /**
- * The per-shard coordination state kept in Redis: the seq counter with its in-flight marks,
- * the cached poison record and the counters that drive backpressure. Redis only speeds
- * things up; everything here can be rebuilt from the object store (`initialize`), and the
- * store's conditional puts catch whatever a lost or stale Redis gets wrong.
+ * A shard's seq counter in Redis: allocation (which also applies earlier completions, checks
+ * the drop and poison flags and backpressure, and arms the seal), completion, abandonment,
+ * and the re-seeding of the shard's state from the store (`sync`, docs/design.md,
+ * "Redis keys and queues"). Redis only speeds things up; the store's conditional puts
+ * catch whatever a lost or stale Redis gets wrong.
+ *
+ * `sync` lives here because the seq floor is what its script exists for: without it a Redis
+ * that lost its state would hand out seqs the store has seen. The same script also seeds the
+ * seal counters and the cached poison, so it lists the shard in the poison cache's index
+ * first, as that index may over-name a shard but never miss one.
  */
 import type { PoisonRecord } from '../shard-poison.ts';
 import type { RedisClient } from './connection.ts';
 import { runLuaCommand } from './lua-commands.ts';
-import {
-  ALLOCATE,
-  CACHE_POISON,
-  COMPLETE,
-  RECORD_SEAL,
-  RECORD_SEALED_COUNT,
-  SYNC,
-} from './shard-commands.ts';
+import type { PoisonCache } from './poison-cache.ts';
+import { ALLOCATE, COMPLETE, SYNC } from './shard-commands.ts';
 import { type ShardKeys, shardKeys } from './shard-keys.ts';
 
 export type Allocation =
@@ -54,22 +54,23 @@ export interface AllocationExtras {
   sealArmMs: number;
 }
 
-export class ShardState {
-  /**
-   * SET of `{shard}/{table}` whose poison key may be set, for counting poisoned shards
-   * without a SCAN. Added to before a poison is cached and removed from after it is
-   * cleared, so it may name a shard that is not poisoned but never misses one that is.
-   */
-  private readonly poisonedIndex: string;
+/** What the store knows of a shard, for `SeqAllocation.sync`. */
+export interface StoreShardState {
+  seqFloor: number;
+  sealedCount: number;
+  manifestVersion: number;
+  unsealedBytes: number;
+  poison: PoisonRecord | null;
+}
 
+export class SeqAllocation {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
-  ) {
-    this.poisonedIndex = `${prefix}:{poisoned}:shards`;
-  }
+    private readonly poisonCache: PoisonCache,
+  ) {}
 
-  keys(table: string, shard: number): ShardKeys {
+  private keys(table: string, shard: number): ShardKeys {
     return shardKeys(this.prefix, table, shard);
   }
 
@@ -141,21 +142,10 @@ export class ShardState {
   /**
    * A seal is starting: from now on the next allocation arms another one. A seq allocated
    * before this whose entry lands after the seal listed the WAL is still marked in flight,
-   * and the seal asks for a follow-up for it (`inflightAfter`).
+   * and the seal asks for a follow-up for it (`InflightMarks.after`).
    */
   async disarmSeal(table: string, shard: number): Promise<void> {
     await this.redis.del(this.keys(table, shard).sealArmed);
-  }
-
-  /** In-flight seqs above `seq` with their allocation times (ms). */
-  async inflightAfter(table: string, shard: number, seq: number): Promise<Map<number, number>> {
-    const flat = await this.redis.zrange(this.keys(table, shard).inflight, 0, -1, 'WITHSCORES');
-    const since = new Map<number, number>();
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const member = Number(flat[i]);
-      if (member > seq) since.set(member, Number(flat[i + 1]));
-    }
-    return since;
   }
 
   /** The writer of `seq` gave up; the seal may declare the seq a hole without waiting. */
@@ -169,18 +159,8 @@ export class ShardState {
    * bookkeeping). `seqFloor` must be at or above every seq the store has seen, so new seqs
    * never reuse one whose entry may still land; a collision is still caught by put-if-absent.
    */
-  async sync(
-    table: string,
-    shard: number,
-    state: {
-      seqFloor: number;
-      sealedCount: number;
-      manifestVersion: number;
-      unsealedBytes: number;
-      poison: PoisonRecord | null;
-    },
-  ): Promise<void> {
-    if (state.poison) await this.redis.sadd(this.poisonedIndex, `${shard}/${table}`);
+  async sync(table: string, shard: number, state: StoreShardState): Promise<void> {
+    if (state.poison) await this.poisonCache.index(table, shard);
     await runLuaCommand(this.redis, SYNC, this.keys(table, shard), [
       state.seqFloor,
       state.sealedCount,
@@ -199,97 +179,8 @@ export class ShardState {
     const value = await this.redis.get(this.keys(table, shard).seq);
     return value === null ? null : Number(value);
   }
-
-  /** Allocation times of the in-flight seqs among `seqs`; absent = not in flight (or forgotten). */
-  async inflightSince(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
-    if (seqs.length === 0) return new Map();
-    return bySeq(seqs, await this.redis.zmscore(this.keys(table, shard).inflight, ...seqs.map(String)));
-  }
-
-  async walRows(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
-    if (seqs.length === 0) return new Map();
-    return bySeq(seqs, await this.redis.hmget(this.keys(table, shard).walRows, ...seqs.map(String)));
-  }
-
-  /**
-   * After a seal commit: the sealed bytes leave the unsealed count, the sealed count is the
-   * manifest's, and the sealed seqs leave the in-flight and row-count bookkeeping.
-   */
-  async recordSeal(
-    table: string,
-    shard: number,
-    sealed: { bytes: number; sealedCount: number; manifestVersion: number; seqs: number[] },
-  ): Promise<void> {
-    await runLuaCommand(this.redis, RECORD_SEAL, this.keys(table, shard), [
-      sealed.bytes,
-      sealed.sealedCount,
-      sealed.manifestVersion,
-      ...sealed.seqs,
-    ]);
-  }
-
-  async setSealedCount(
-    table: string,
-    shard: number,
-    sealedCount: number,
-    manifestVersion: number,
-  ): Promise<void> {
-    await runLuaCommand(this.redis, RECORD_SEALED_COUNT, this.keys(table, shard), [
-      sealedCount,
-      manifestVersion,
-    ]);
-  }
-
-  /**
-   * Caches the shard's poison state as of manifest version `manifestVersion` (null: the
-   * manifest could not be read, keep the version Redis has). A state from a newer version
-   * is left alone; returns whether this one was applied.
-   */
-  async cachePoison(
-    table: string,
-    shard: number,
-    poison: PoisonRecord | null,
-    manifestVersion: number | null,
-  ): Promise<boolean> {
-    const member = `${shard}/${table}`;
-    if (poison) await this.redis.sadd(this.poisonedIndex, member);
-    const applied = await runLuaCommand(this.redis, CACHE_POISON, this.keys(table, shard), [
-      manifestVersion ?? '',
-      poison ? JSON.stringify(poison) : '',
-    ]);
-    if (applied === 1 && !poison) await this.redis.srem(this.poisonedIndex, member);
-    return applied === 1;
-  }
-
-  /** Shards whose poison is cached, across every process on this Redis namespace. */
-  async poisonedCount(): Promise<number> {
-    const members = await this.redis.smembers(this.poisonedIndex);
-    const held = await Promise.all(
-      members.map((member) => {
-        const slash = member.indexOf('/');
-        const table = member.slice(slash + 1);
-        return this.redis.exists(this.keys(table, Number(member.slice(0, slash))).poison);
-      }),
-    );
-    return held.filter((exists) => exists === 1).length;
-  }
-
-  async cachedPoison(table: string, shard: number): Promise<PoisonRecord | null> {
-    const value = await this.redis.get(this.keys(table, shard).poison);
-    return value ? (JSON.parse(value) as PoisonRecord) : null;
-  }
 }
 
 function completionArgs(completions: readonly Completion[]): number[] {
   return completions.flatMap((c) => [c.seq, c.rows, c.bytes]);
-}
-
-/** The numbers Redis answered for `seqs`, in the same order; a seq it has none for is left out. */
-function bySeq(seqs: number[], values: Array<string | null | undefined>): Map<number, number> {
-  const found = new Map<number, number>();
-  seqs.forEach((seq, i) => {
-    const value = values[i];
-    if (value !== null && value !== undefined) found.set(seq, Number(value));
-  });
-  return found;
 }
