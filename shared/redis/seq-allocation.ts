@@ -170,10 +170,6 @@ export class SeqAllocation {
     ]);
   }
 
-  async isInitialized(table: string, shard: number): Promise<boolean> {
-    return (await this.redis.exists(this.keys(table, shard).seq)) === 1;
-  }
-
   /** Highest seq allocated so far, or null when Redis does not know the shard. */
   async allocatedThrough(table: string, shard: number): Promise<number | null> {
     const value = await this.redis.get(this.keys(table, shard).seq);
