@@ -1,13 +1,12 @@
 /**
- * The shards of a table: stats, seal, flush, poison and reopen, reconcile, and the flush
+ * The shards of a table: stats, seal, flush, the fail-stop and reopen, reconcile, and the flush
  * requests of the fail-stop's budget and of an operator's retry.
  */
-import type { ErrorCode } from '../errors.ts';
 import { SluiceError } from '../errors.ts';
 import { type FlushFailure, failStop, failStopOutside } from '../lsm/fail-stop.ts';
 import { type FlushOptions, flushShard } from '../lsm/flush.ts';
 import { retryFailedFlush } from '../lsm/flush-retry.ts';
-import { type PoisonOutcome, poison, reopen } from '../lsm/poison.ts';
+import { reopen } from '../lsm/poison.ts';
 import { reconcileShard, type ShardReconcile } from '../lsm/reconcile.ts';
 import { type SealOutcome, sealShard } from '../lsm/seal.ts';
 import type { ShardManifest } from '../lsm/shard-manifest.ts';
@@ -50,14 +49,6 @@ export class Shards {
   /** Asks for a flush of the shard; `retry` continues a failed generation's budget (I6). */
   requestFlush(tableName: string, shard: number, retry?: FlushRetry): Promise<void> {
     return this.#parts.scheduler.requestFlush(tableName, shard, retry);
-  }
-
-  poison(
-    tableName: string,
-    shard: number,
-    reason: { code: ErrorCode; generation: number | null; cause: string; jobId?: string },
-  ): Promise<PoisonOutcome> {
-    return poison(this.#parts, { table: tableName, shard }, reason);
   }
 
   /** I6/I7 after the flush of `generation` failed for good; see lsm/fail-stop.ts. */

@@ -9,6 +9,7 @@ import { type HttpServer, startServer } from '../../functions/server.ts';
 import { startMetricsServer } from '../../observability/metrics-server.ts';
 import { QUEUE } from '../../queue/queues.ts';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
+import { poison } from '../../shared/lsm/poison.ts';
 import { registry } from '../../shared/metrics.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { harnessRuntime } from '../support/harness-api.ts';
@@ -116,7 +117,11 @@ describe('/metrics', () => {
     expect(after.get(key('sluice_poisoned_shards'))).toBe(0);
 
     // Poison is read from Redis at scrape time, so every process sees it; a refused write counts under its code.
-    await h.sluice.shards.poison('events', 0, { code: 'DATA_CORRUPT', generation: 2, cause: 'test' });
+    await poison(
+      h.parts,
+      { table: 'events', shard: 0 },
+      { code: 'DATA_CORRUPT', generation: 2, cause: 'test' },
+    );
     const refused = await call('POST', '/v1/tables/events/rows', {
       token: tokens.write,
       json: { rows: eventRows(26, 29) },

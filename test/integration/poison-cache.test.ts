@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { poison } from '../../shared/lsm/poison.ts';
 import { shardKeyList } from '../../shared/redis/shard-keys.ts';
 import { syncShard } from '../../shared/wal/shard-sync.ts';
 import { GatedStore } from '../support/gated-store.ts';
@@ -18,7 +19,7 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     h = await createHarness();
     await h.createTable(eventsTable(name));
     await writeRows(h.sluice, name, eventRows(1, 5));
-    const outcome = await h.sluice.shards.poison(name, 0, REASON);
+    const outcome = await poison(h.parts, { table: name, shard: 0 }, REASON);
     expect(outcome).toMatchObject({ poisoned: true, durable: true });
   }
 
@@ -64,7 +65,7 @@ describe('poison cache (I7, defect 2: a stale sync brings back a cleared poison)
     await h.createTable(eventsTable('refused'));
     await writeRows(h.sluice, 'refused', eventRows(1, 5));
     const refusing = h.store.inject({ op: 'putIfAbsent', key: '**/_manifest/**', fault: 'fail' });
-    const outcome = await h.sluice.shards.poison('refused', 0, REASON);
+    const outcome = await poison(h.parts, { table: 'refused', shard: 0 }, REASON);
     refusing.remove();
     expect(outcome).toMatchObject({ poisoned: true, durable: false });
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectTable } from '../../shared/lsm/gc.ts';
+import { poison } from '../../shared/lsm/poison.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
@@ -31,7 +32,7 @@ describe('poison point (I7: nothing mutates after it)', () => {
     const flush = late.shards.flush('held', 0);
     await gate.reached;
     const refusing = h.store.inject({ op: 'putIfAbsent', key: '**/_manifest/**', fault: 'fail' });
-    const outcome = await h.sluice.shards.poison('held', 0, { ...REASON, generation: 1 });
+    const outcome = await poison(h.parts, { table: 'held', shard: 0 }, { ...REASON, generation: 1 });
     refusing.remove();
     expect(outcome).toMatchObject({ poisoned: true, durable: false });
     gate.release();
@@ -51,7 +52,7 @@ describe('poison point (I7: nothing mutates after it)', () => {
     const gate = gated.hold('list', /\/wal\/$/);
     const seal = late.shards.seal('held', 0);
     await gate.reached;
-    await h.sluice.shards.poison('held', 0, { ...REASON, generation: 1 });
+    await poison(h.parts, { table: 'held', shard: 0 }, { ...REASON, generation: 1 });
     gate.release();
 
     await expect(seal).rejects.toMatchObject({ code: 'SHARD_POISONED' });
@@ -66,7 +67,7 @@ describe('poison point (I7: nothing mutates after it)', () => {
     await h.sluice.tableWork.merge('held');
     await writeRows(h.sluice, 'held', eventRows(6, 10));
     await h.sluice.shards.seal('held', 0);
-    await h.sluice.shards.poison('held', 0, { ...REASON, generation: 2 });
+    await poison(h.parts, { table: 'held', shard: 0 }, { ...REASON, generation: 2 });
     const before = await h.parts.manifests.read('held', 0);
     expect(before.poison).not.toBeNull();
 

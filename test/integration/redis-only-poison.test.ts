@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PrivateRedis, startPrivateRedis } from '../../infra/local/redis.ts';
+import { poison } from '../../shared/lsm/poison.ts';
 import { reconcileShard } from '../../shared/lsm/reconcile.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -21,7 +22,7 @@ describe('poison held only in Redis (I7, suspected: lost when Redis restarts emp
     await h.createTable(eventsTable(table));
     await writeRows(h.sluice, table, eventRows(1, 5));
     const refusing = h.store.inject({ op: 'putIfAbsent', key: '**/_manifest/**', fault: 'fail' });
-    const outcome = await h.sluice.shards.poison(table, 0, REASON);
+    const outcome = await poison(h.parts, { table: table, shard: 0 }, REASON);
     refusing.remove();
     expect(outcome).toMatchObject({ poisoned: true, durable: false });
     expect((await h.parts.manifests.read(table, 0)).poison).toBeNull();

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSluiceError } from '../../shared/errors.ts';
+import { poison } from '../../shared/lsm/poison.ts';
 import { type PoisonRecord, ShardPoisonedError } from '../../shared/shard-poison.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
@@ -30,7 +31,7 @@ describe('the poisoned-shard error (I7)', () => {
     h = await createHarness();
     await h.createTable(eventsTable('durable'));
     await writeRows(h.sluice, 'durable', eventRows(1, 20));
-    expect(await h.sluice.shards.poison('durable', 0, REASON)).toMatchObject({
+    expect(await poison(h.parts, { table: 'durable', shard: 0 }, REASON)).toMatchObject({
       poisoned: true,
       durable: true,
     });

@@ -4,6 +4,7 @@ import { flushFailureHandler, flushProcessor } from '../../jobs/flush.ts';
 import { DeadLetterQueue } from '../../queue/dead-letter.ts';
 import { QUEUE, queueOptions, type ShardJobData } from '../../queue/queues.ts';
 import { collectTable } from '../../shared/lsm/gc.ts';
+import { poison } from '../../shared/lsm/poison.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -65,11 +66,15 @@ describe('flush (I11, defect 3: a zombie flush poisons a healthy shard)', () => 
 
   it('the fail-stop of a generation another run committed by now poisons nothing', async () => {
     expect(await h.sluice.shards.flush('zombie', 0)).toEqual([1]);
-    const outcome = await h.sluice.shards.poison('zombie', 0, {
-      code: 'DATA_MISSING',
-      generation: 1,
-      cause: 'late',
-    });
+    const outcome = await poison(
+      h.parts,
+      { table: 'zombie', shard: 0 },
+      {
+        code: 'DATA_MISSING',
+        generation: 1,
+        cause: 'late',
+      },
+    );
     expect(outcome.poisoned).toBe(false);
     await expectHealthy();
   });
