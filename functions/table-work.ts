@@ -28,7 +28,7 @@ export function tableWorkRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   app.post('/v1/tables/:t/drain', requireScope('admin'), async (c) => {
     const table = await sluice.tables.describe(tableParam(c));
     const drain = await readDrain(c, sluice.config.limits);
-    const state = await sluice.tables.drain(table.name, drain, c.var.signal);
+    const state = await sluice.tables.drain(table, drain, c.var.signal);
     c.var.log.warn({ drain }, drain ? 'table drained' : 'table undrained');
     return c.json(state);
   });

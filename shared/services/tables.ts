@@ -40,8 +40,9 @@ export class Tables {
     return this.#lookup.drop(name, this.#parts.config.scheduler.gcGraceSeconds * 1000);
   }
 
-  async drain(name: string, drain: boolean, signal?: AbortSignal): Promise<DrainState> {
-    return this.#parts.drains.setDrain(await this.describe(name), drain, signal);
+  /** `table` as `describe` answered it, so the drop was asked about once. */
+  drain(table: TableDef, drain: boolean, signal?: AbortSignal): Promise<DrainState> {
+    return this.#parts.drains.setDrain(table, drain, signal);
   }
 
   isDrained(name: string, signal?: AbortSignal): Promise<boolean> {
