@@ -73,15 +73,62 @@ export function runSchema(walSchema: Schema): Schema {
 
 /** Row positions sorted by key; of equal keys only the latest position (the newest write) is kept. */
 export function lastWritePerKey(keys: Uint8Array[]): Int32Array {
+  const compare = keyComparator(keys);
   const positions = Int32Array.from(keys.keys());
-  positions.sort((a, b) => compareBytes(keys[a]!, keys[b]!) || a - b);
+  positions.sort((a, b) => compare(a, b) || a - b);
   const kept: number[] = [];
   for (let i = 0; i < positions.length; i++) {
     const here = positions[i]!;
     const next = positions[i + 1];
-    if (next === undefined || compareBytes(keys[here]!, keys[next]!) !== 0) kept.push(here);
+    if (next === undefined || compare(here, next) !== 0) kept.push(here);
   }
   return Int32Array.from(kept);
+}
+
+/**
+ * Compares keys by position, in `compareBytes` order. Eight bytes of every key are read
+ * ahead as two big-endian words, from where the keys first differ, so most comparisons end
+ * on two numbers. A key too short for them is padded with zero bytes, which can make two
+ * words equal but never reverses an order; of two keys equal in their words, the shorter
+ * is the smaller when neither goes on past the words, and else their bytes decide.
+ */
+function keyComparator(keys: readonly Uint8Array[]): (a: number, b: number) => number {
+  const from = sharedPrefixLength(keys);
+  const covered = from + 8;
+  const high = new Uint32Array(keys.length);
+  const low = new Uint32Array(keys.length);
+  const lengths = new Int32Array(keys.length);
+  keys.forEach((key, i) => {
+    high[i] = wordAt(key, from);
+    low[i] = wordAt(key, from + 4);
+    lengths[i] = key.length;
+  });
+  return (a, b) => {
+    const order = high[a]! - high[b]! || low[a]! - low[b]!;
+    if (order !== 0) return order;
+    const [lengthA, lengthB] = [lengths[a]!, lengths[b]!];
+    if (lengthA <= covered && lengthB <= covered) return lengthA - lengthB;
+    return compareBytes(keys[a]!, keys[b]!);
+  };
+}
+
+function wordAt(key: Uint8Array, at: number): number {
+  let word = 0;
+  for (let i = at; i < at + 4; i++) word = word * 256 + (key[i] ?? 0);
+  return word;
+}
+
+function sharedPrefixLength(keys: readonly Uint8Array[]): number {
+  const first = keys[0];
+  if (!first) return 0;
+  let shared = first.length;
+  for (const key of keys) {
+    let i = 0;
+    while (i < shared && i < key.length && key[i] === first[i]) i++;
+    shared = i;
+    if (shared === 0) break;
+  }
+  return shared;
 }
 
 function appendKeyColumn(schema: Schema, batch: RecordBatch, keys: Uint8Array[]): RecordBatch {

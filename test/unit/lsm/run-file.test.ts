@@ -15,6 +15,30 @@ describe('run files (L0)', () => {
     expect(Array.from(lastWritePerKey([]))).toEqual([]);
   });
 
+  it('orders keys exactly as comparing their bytes, whatever prefix, length or zero bytes they share', () => {
+    let seed = 12;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    // Few byte values and a long shared prefix: many keys tie on the words read ahead.
+    const prefix = [7, 7, 7, 0];
+    for (let round = 0; round < 50; round++) {
+      const keys = Array.from({ length: 200 }, () =>
+        Uint8Array.from([
+          ...prefix.slice(0, random(5)),
+          ...Array.from({ length: random(14) }, () => random(3)),
+        ]),
+      );
+      const expected = keys
+        .map((key, position) => ({ key, position }))
+        .sort((a, b) => Buffer.compare(a.key, b.key) || a.position - b.position)
+        .filter((row, i, rows) => i === rows.length - 1 || Buffer.compare(row.key, rows[i + 1]!.key) !== 0)
+        .map((row) => row.position);
+      expect(Array.from(lastWritePerKey(keys))).toEqual(expected);
+    }
+  });
+
   it('sorts by key, keeps the newest write per key, and keeps a delete as a tombstone', () => {
     const run = buildRunFile(codec, schema, [
       upserts([
