@@ -82,7 +82,7 @@ export class WalWriter {
   /** Appends `batch` (WAL schema) to the shard's WAL; resolves with the seq of the durable entry. */
   write(table: TableDef, shard: number, batch: RecordBatch): Promise<number> {
     const lane = this.laneFor(table, shard);
-    if (!this.deps.config.wal.groupCommit) return this.writeEntry(lane, [batch]);
+    if (!this.deps.config.wal.groupCommit) return this.writeAlone(lane, batch);
     return new Promise<number>((resolve, reject) => {
       lane.groups.add(batch, { resolve, reject });
       // A microtask, not a timer: writes made in one synchronous burst share an entry, and
@@ -131,6 +131,17 @@ export class WalWriter {
     return lane;
   }
 
+  /** Without group commit: one entry per write, its put counted in flight as a group's is. */
+  private async writeAlone(lane: Lane, batch: RecordBatch): Promise<number> {
+    lane.putsInFlight++;
+    try {
+      return await this.writeEntry(lane, [batch]);
+    } finally {
+      lane.putsInFlight--;
+      this.forgetIfIdle(lane);
+    }
+  }
+
   /** Starts a put for each waiting group the pipeline has room for. */
   private pump(lane: Lane): void {
     lane.pumpQueued = false;
@@ -140,6 +151,7 @@ export class WalWriter {
       this.commitGroup(lane, group).finally(() => {
         lane.putsInFlight--;
         this.pump(lane);
+        this.forgetIfIdle(lane);
       });
     }
   }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { walRedisRoundTrips } from '../../shared/metrics.ts';
@@ -150,6 +151,27 @@ describe('group commit without a window', () => {
     expect(all.complete + all.sealRequest).toBeLessThan(writes / 2);
     const stats = await h.sluice.shards.stats('trips', 0);
     expect(stats.frontier).toBe(writes + 1);
+  });
+
+  it('without group commit, a shard whose put outlasts the idle wait keeps its completions for the next allocation', async () => {
+    // A long seal delay: the first write arms the only seal, so no seal request carries completions.
+    await open({ groupCommit: false }, 'slow', { sealDelayMs: 10_000 });
+    await writeRows(h.sluice, 'slow', rowsOf(0));
+    await h.parts.wal.settle();
+    const before = await roundTrips();
+    // w2's put outlasts the idle wait (100 ms) that w1's landing began.
+    h.store.inject({ op: 'putIfAbsent', key: walKey('slow', 0, 3), latencyMs: 250 });
+    for (const w of [1, 2, 3]) await writeRows(h.sluice, 'slow', rowsOf(w));
+    // Past the idle wait: completions no allocation took have gone on their own.
+    await sleep(300);
+    await h.parts.wal.settle();
+    // w2 carries w1's completion and w3 carries w2's; only w3's goes on its own.
+    expect(tripsSince(before, await roundTrips())).toMatchObject({
+      allocate: 3,
+      complete: 1,
+      sealRequest: 0,
+    });
+    expect((await h.sluice.shards.stats('slow', 0)).frontier).toBe(4);
   });
 
   it('16 writers on one shard share entries: at most a quarter of a Redis round trip per acked write', async () => {
