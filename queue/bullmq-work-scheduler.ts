@@ -53,7 +53,7 @@ export class BullmqWorkScheduler implements WorkScheduler {
   async workStatus(kind: WorkKind, table: string, id: string): Promise<WorkStatus | null> {
     const queue = kind === 'merge' ? this.merge : this.compact;
     const job = await queue.getJob(id);
-    if (job) return job.data.table === table ? await statusOf(job, table) : null;
+    if (job) return job.data.table === table ? await statusOf(queue, job, table) : null;
     return (await this.queuedBehindActive(queue, kind, table)) === id ? queuedStatus(id, table) : null;
   }
 
@@ -99,9 +99,17 @@ const STATES: Readonly<Record<string, WorkState>> = {
   failed: 'failed',
 };
 
-async function statusOf(job: Job<TableJobData>, table: string): Promise<WorkStatus | null> {
-  const state = STATES[await job.getState()];
+async function statusOf(
+  queue: Queue<TableJobData>,
+  read: Job<TableJobData>,
+  table: string,
+): Promise<WorkStatus | null> {
+  const state = STATES[await read.getState()];
   if (!state) return null;
+  // A job that ended between its read and its state's is read again, so that its result and
+  // times are those of the state it is in.
+  const ended = state === 'completed' || state === 'failed';
+  const job = ended && !read.finishedOn ? ((await queue.getJob(String(read.id))) ?? read) : read;
   return {
     id: String(job.id),
     table,
