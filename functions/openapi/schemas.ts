@@ -10,7 +10,7 @@ import { TableSettingsSchema } from '../../shared/config.ts';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_PAGE } from '../../shared/page-limit.ts';
 import { isPlainObject } from '../../shared/plain-object.ts';
-import { MAX_SHARDS } from '../../shared/table/table-def.ts';
+import { DEFAULT_SHARDS, MAX_SHARDS } from '../../shared/table/table-def.ts';
 import { invalidTableNameMessage, TABLE_NAME_PATTERN } from '../../shared/table/table-name.ts';
 
 const [FIRST_CODE, ...OTHER_CODES] = ERROR_CODES as [ErrorCode, ...ErrorCode[]];
@@ -85,7 +85,9 @@ export const CreateTableSchema = z
       .min(1, shardsRefusal)
       .max(MAX_SHARDS, shardsRefusal)
       .optional()
-      .openapi({ description: 'Defaults to 4.' }),
+      .openapi({
+        description: `Defaults to ${DEFAULT_SHARDS}; fixed for the table's life. A shard is one WAL and one flush lane: more shards flush in parallel, and a write makes one WAL entry per shard its rows touch.`,
+      }),
     settings: z.object(settingsShape).partial().strict().optional(),
   })
   .openapi('CreateTable');

@@ -16,7 +16,7 @@ import { isPlainObject } from '../plain-object.ts';
 import { assertTableName } from './table-name.ts';
 
 export const TABLE_FORMAT_VERSION = 1;
-export const DEFAULT_SHARDS = 4;
+export const DEFAULT_SHARDS = 1;
 export const MAX_SHARDS = 1024;
 
 export interface TableDef {

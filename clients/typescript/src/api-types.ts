@@ -511,7 +511,7 @@ export type components = {
       };
       /** @description Key columns: int32, int64 or utf8. */
       primaryKey: string[];
-      /** @description Defaults to 4. */
+      /** @description Defaults to 1; fixed for the table's life. A shard is one WAL and one flush lane: more shards flush in parallel, and a write makes one WAL entry per shard its rows touch. */
       shards?: number;
       settings?: {
         mergeAfterGenerations?: number;

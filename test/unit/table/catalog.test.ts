@@ -30,7 +30,7 @@ describe('table catalog', () => {
       expect(def.settings).toEqual({ ...defaultSettings, mergeAfterGenerations: 3 });
       const stored = JSON.parse(Buffer.from((await store.get(tableConfigKey('events')))!.body).toString());
       expect(stored).toEqual(tableDefToJSON(def));
-      expect(stored).toMatchObject({ formatVersion: 1, primaryKey: ['id'], shards: 4 });
+      expect(stored).toMatchObject({ formatVersion: 1, primaryKey: ['id'], shards: DEFAULT_SHARDS });
     });
 
     it('answers TABLE_EXISTS for a taken name and leaves the first definition alone', async () => {

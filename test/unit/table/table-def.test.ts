@@ -28,11 +28,11 @@ describe('table names (docs/design.md, "Table names")', () => {
 });
 
 describe('table definition', () => {
-  it('defaults shards to 4 and settings to the defaults passed in', () => {
+  it('defaults shards to 1 and settings to the defaults passed in', () => {
     const defaults = { ...defaultSettings, sealDelayMs: 50 };
     const def = parseCreateTable(sampleCreate(), defaults);
     expect(def.shards).toBe(DEFAULT_SHARDS);
-    expect(DEFAULT_SHARDS).toBe(4);
+    expect(DEFAULT_SHARDS).toBe(1);
     expect(def.settings).toEqual(defaults);
     expect(def.formatVersion).toBe(1);
   });
