@@ -17,7 +17,8 @@
  * - `floor`, `floor-nosync`: a bare put of the same bytes (the batch's WAL entry) to the same
  *   store, one per write, at the same concurrency; with and without fsync.
  * - `lancedb`, `lancedb-serial`, `lancedb-memwal` (write-lance.ts), on the local cases only:
- *   LanceDB writes through its own file system code, where no latency can be injected.
+ *   LanceDB writes through its own file system code, where no latency can be injected. Each
+ *   gets the case's input: JSON rows, which LanceDB converts itself, or Arrow.
  * Each Sluice line names its baselines' case (`baselineCase`) and carries its rows/s ratio to
  * each baseline and its latency ratios to the floor.
  *
@@ -133,10 +134,11 @@ interface Batches {
 }
 
 /**
- * Batches in LanceDB's Arrow copy, built for one group's LanceDB runs and dropped after, so
- * their heap does not weigh on the other systems: the Arrow batches, and the rows per shard
- * with the shard column for the MemWAL baseline. At most LANCE_BATCHES of them (a case
- * that uses them all says `stoppedBy: "batches"`).
+ * Batches in LanceDB's forms, built for one group's LanceDB runs and dropped after, so
+ * their heap does not weigh on the other systems: the Arrow batches (in LanceDB's Arrow
+ * copy), and the rows per shard with the shard column for the MemWAL baseline, in the
+ * case's input. At most LANCE_BATCHES of them (a case that uses them all says
+ * `stoppedBy: "batches"`).
  */
 interface LanceBatches {
   arrow: unknown[];
@@ -149,7 +151,9 @@ function buildLanceBatches(lance: Lance, batches: Batches, group: Group, schema:
   const count = Math.min(batches.json.length, LANCE_BATCHES[batches.batchRows]!);
   return {
     arrow: group.input === 'arrow' ? batches.arrow.slice(0, count).map((b) => lance.fromSluice(b)) : [],
-    memwal: batches.json.slice(0, count).map((rows) => shardBatch(lance, schema, group.shards, rows)),
+    memwal: batches.json
+      .slice(0, count)
+      .map((rows) => shardBatch(lance, schema, group.shards, rows, group.input)),
   };
 }
 
@@ -420,7 +424,13 @@ async function runLance(
     const withShard = lance.schemaOf(
       jsonRowsToRecordBatch(memwalSchema(parsedSchema), [{ ...makeRow(0), [SHARD_COLUMN]: 0 }]),
     );
-    const warmup = shardBatch(lance, parsedSchema, group.shards, makeRows(-WARMUP_ROWS, WARMUP_ROWS));
+    const warmup = shardBatch(
+      lance,
+      parsedSchema,
+      group.shards,
+      makeRows(-WARMUP_ROWS, WARMUP_ROWS),
+      group.input,
+    );
     run = await runLanceMemwal(lance, lanceBatches.memwal, group.shards, {
       ...options,
       schema: withShard,
@@ -442,7 +452,7 @@ async function runLance(
     durable: false,
     version: lance.version,
     store: 'local',
-    input: system === 'lancedb-memwal' ? 'arrow' : group.input,
+    input: group.input,
     batchRows: group.batchRows,
     writers: group.writers,
     ...(system === 'lancedb-memwal' ? { shards: group.shards } : {}),
