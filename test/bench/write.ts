@@ -8,12 +8,11 @@
  * - `sluice` (`-gc` and `-nogc` cases: group commit on and off): a whole Sluice in this
  *   process — the file store in a temp dir behind the counting, fault-injecting store, a
  *   Redis prefix of its own, the seal and flush workers running beside the writers. Every
- *   case gets a fresh table of the default shard count, so a batch of 10 keys usually
- *   touches every shard (one WAL entry and put each); each local case also runs on a table
- *   of one shard (`-1shard`, the MemWAL baseline with one shard too), the shape a table of
- *   small batches and modest rate is best given. A JSON write is timed from its parsed rows
- *   (`jsonRowsToRecordBatch` + append: the HTTP path minus HTTP), an Arrow write from a
- *   RecordBatch.
+ *   case gets a fresh table: the local cases run on one of the default shard count (no
+ *   suffix) and on one of 4 shards (`-4shards`), or of one shard (`-1shard`) if 4 is the
+ *   default, the MemWAL baseline with the same count; the object-store cases on the default
+ *   count only. A JSON write is timed from its parsed rows (`jsonRowsToRecordBatch` +
+ *   append: the HTTP path minus HTTP), an Arrow write from a RecordBatch.
  * - `floor`, `floor-nosync`: a bare put of the same bytes (the batch's WAL entry) to the same
  *   store, one per write, at the same concurrency; with and without fsync.
  * - `lancedb`, `lancedb-serial`, `lancedb-memwal` (write-lance.ts), on the local cases only:
@@ -29,7 +28,8 @@
  * writes to the base table do not pass through Sluice's store and are not in it); the peak
  * RSS of this process during the case (it also holds the case's prebuilt batches, reported
  * as `rssBeforeMb`); ack → L0 commit lag (commit-lag.ts). `freshness-…` cases run the same
- * writers paced at half of the peak rows/s that the case's `-gc` line measured just before.
+ * writers on the 16-writer local case of the default shard count, paced at half of the peak
+ * rows/s that the case's `-gc` line measured just before.
  *
  * Filter: `npm run bench -- write <regex>…` or BENCH_WRITE_CASES=<regex>,<regex>; a group
  * runs when its name or one of its Sluice cases matches any. BENCH_WRITE_SECONDS (2: the
@@ -472,13 +472,26 @@ interface Group {
   batchRows: number;
   writers: number;
   profile: StoreProfile;
-  /** Of the Sluice table and the MemWAL baseline: the default, or one (`-1shard` cases). */
+  /** Of the Sluice table and the MemWAL baseline: the default, or LOCAL_SHARDS' other (suffixed). */
   shards: number;
   cases: SluiceCase[];
   freshness: boolean;
 }
 
 const parsedSchema = parseTableSchema(tableSchema, ['id']);
+
+/**
+ * The local cases run on a table of the default shard count and on one of 4 shards, or of
+ * one if 4 is the default: small batches and a modest rate are best given one shard, a
+ * high rate of large batches several.
+ */
+const LOCAL_SHARDS = [...new Set([DEFAULT_SHARDS, 4, 1])].slice(0, 2);
+
+/** A case on the default shard count is not suffixed; `-1shard`, `-4shards` otherwise. */
+function shardSuffix(shards: number): string {
+  if (shards === DEFAULT_SHARDS) return '';
+  return `-${shards}shard${shards === 1 ? '' : 's'}`;
+}
 
 function selectGroups(): Group[] {
   const patterns = [...process.argv.slice(3), ...(process.env.BENCH_WRITE_CASES ?? '').split(',')]
@@ -492,8 +505,8 @@ function selectGroups(): Group[] {
     for (const input of INPUTS) {
       for (const profile of STORE_PROFILES) {
         for (const writers of WRITERS) {
-          for (const shards of profile === 'local' ? [DEFAULT_SHARDS, 1] : [DEFAULT_SHARDS]) {
-            const name = `${input}-${batchRows}rows-${writers}writers${profile === 'local' ? '' : `-${profile}`}${shards === 1 ? '-1shard' : ''}`;
+          for (const shards of profile === 'local' ? LOCAL_SHARDS : [DEFAULT_SHARDS]) {
+            const name = `${input}-${batchRows}rows-${writers}writers${profile === 'local' ? '' : `-${profile}`}${shardSuffix(shards)}`;
             const group: Group = {
               name,
               input,
@@ -509,7 +522,10 @@ function selectGroups(): Group[] {
               .map((groupCommit) => ({ name: `${name}-${groupCommit ? 'gc' : 'nogc'}`, group, groupCommit }))
               .filter((c) => selected(c.name) || selected(name));
             group.freshness =
-              profile === 'local' && writers === 16 && shards !== 1 && selected(`freshness-${name}`);
+              profile === 'local' &&
+              writers === 16 &&
+              shards === DEFAULT_SHARDS &&
+              selected(`freshness-${name}`);
             if (group.cases.length > 0 || group.freshness || selected(name)) groups.push(group);
           }
         }
