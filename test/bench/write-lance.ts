@@ -11,7 +11,9 @@
  *   shard writer, so the input is pre-sharded before the clock starts: an `_shard` column
  *   holds Sluice's own routing of the key, the spec shards by identity on it over the same
  *   shard count, and a write makes one `mergeInsert` per shard it touches, side by side, as
- *   Sluice puts one WAL entry per shard. Its inputs are Arrow in every case.
+ *   Sluice puts one WAL entry per shard. Its input is the case's, as `table.add` gets it: in
+ *   the JSON cases the rows of each shard as records (each with its `_shard`), which LanceDB
+ *   converts with the table's schema, as it does for `add`; in the Arrow cases LanceDB's Arrow.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -86,6 +88,9 @@ export class Lance {
 /** One write of the MemWAL baseline: its rows per shard, each with the `_shard` column. */
 export type ShardedBatch = { shard: number; data: unknown }[];
 
+/** How a baseline is handed its rows: records LanceDB converts itself, or LanceDB's Arrow. */
+export type LanceInput = 'json' | 'arrow';
+
 export function memwalSchema(schema: TableSchema): TableSchema {
   const { fields } = schemaToJSON(schema);
   return parseTableSchema(
@@ -99,6 +104,7 @@ export function shardBatch(
   schema: TableSchema,
   shards: number,
   rows: readonly JsonRow[],
+  input: LanceInput,
 ): ShardedBatch {
   const codec = keyCodecFor(schema);
   const keys = codec.encodeRows(jsonRowsToRecordBatch(schema, rows));
@@ -112,7 +118,7 @@ export function shardBatch(
   const withShard = memwalSchema(schema);
   return [...byShard].map(([shard, list]) => ({
     shard,
-    data: lance.fromSluice(jsonRowsToRecordBatch(withShard, list)),
+    data: input === 'json' ? list : lance.fromSluice(jsonRowsToRecordBatch(withShard, list)),
   }));
 }
 

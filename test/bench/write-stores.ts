@@ -56,8 +56,15 @@ export function requestCounts(store: FaultyStore): RequestCounts {
 }
 
 export function requestsSince(store: FaultyStore, before: RequestCounts): RequestCounts {
-  const now = requestCounts(store);
-  return { put: now.put - before.put, get: now.get - before.get, list: now.list - before.list };
+  return requestsBetween(before, requestCounts(store));
+}
+
+export function requestsBetween(before: RequestCounts, after: RequestCounts): RequestCounts {
+  return { put: after.put - before.put, get: after.get - before.get, list: after.list - before.list };
+}
+
+export function addRequests(a: RequestCounts, b: RequestCounts): RequestCounts {
+  return { put: a.put + b.put, get: a.get + b.get, list: a.list + b.list };
 }
 
 /** One put per call, with or without fsync, to fresh keys. */

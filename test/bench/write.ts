@@ -5,35 +5,45 @@
  * (write-stores.ts). Every line says whether its acks survive power loss (`durable`).
  *
  * Systems, one line per case and system, all measured in the same run:
- * - `sluice` (`-gc` and `-nogc` cases: group commit on and off): a whole Sluice in this
- *   process — the file store in a temp dir behind the counting, fault-injecting store, a
- *   Redis prefix of its own, the seal and flush workers running beside the writers. Every
- *   case gets a fresh table of the default shard count, so a batch of 10 keys usually
- *   touches every shard (one WAL entry and put each); each local case also runs on a table
- *   of one shard (`-1shard`, the MemWAL baseline with one shard too), the shape a table of
- *   small batches and modest rate is best given. A JSON write is timed from its parsed rows
- *   (`jsonRowsToRecordBatch` + append: the HTTP path minus HTTP), an Arrow write from a
- *   RecordBatch.
+ * - `sluice` (`-gc` and `-nogc` cases: group commit on and off): a whole Sluice per case —
+ *   the file store in a temp dir behind the counting, fault-injecting store, a Redis prefix
+ *   of its own — with the writers in this process and the seal and flush workers, as
+ *   deployed, in a process of their own (write-workers.ts) on the same store directory,
+ *   Redis prefix and configuration, through a store of the same latency profile; a flush
+ *   then takes none of the writers' CPU and never blocks their event loop.
+ *   BENCH_WRITE_WORKERS=inline (default `process`) runs them beside the writers in this
+ *   process instead, which shows what sharing a process with the flushes costs the writers;
+ *   every Sluice line says which (`workers`). Every case gets a fresh table: the local
+ *   cases run on one of the default shard count (no suffix) and on one of 4 shards
+ *   (`-4shards`), or of one shard (`-1shard`) if 4 is the default, the MemWAL baseline
+ *   with the same count; the object-store cases on the default count only. A JSON write is
+ *   timed from its parsed rows (`jsonRowsToRecordBatch` + append: the HTTP path minus
+ *   HTTP), an Arrow write from a RecordBatch.
  * - `floor`, `floor-nosync`: a bare put of the same bytes (the batch's WAL entry) to the same
  *   store, one per write, at the same concurrency; with and without fsync.
  * - `lancedb`, `lancedb-serial`, `lancedb-memwal` (write-lance.ts), on the local cases only:
- *   LanceDB writes through its own file system code, where no latency can be injected.
+ *   LanceDB writes through its own file system code, where no latency can be injected. Each
+ *   gets the case's input: JSON rows, which LanceDB converts itself, or Arrow.
  * Each Sluice line names its baselines' case (`baselineCase`) and carries its rows/s ratio to
  * each baseline and its latency ratios to the floor.
  *
  * Also on each Sluice line: Redis round trips per acked write (total, per shard touched, and
  * on the ack path) from the writer's metric; WAL entries per write; store requests (PUT, GET,
  * LIST) per 1,000 acked rows for write + seal + flush, counted until every acked entry is in
- * L0, and for the merge that follows (`mergeRequestsPer1000Rows`, local gc cases; Lance's own
- * writes to the base table do not pass through Sluice's store and are not in it); the peak
- * RSS of this process during the case (it also holds the case's prebuilt batches, reported
- * as `rssBeforeMb`); ack → L0 commit lag (commit-lag.ts). `freshness-…` cases run the same
- * writers paced at half of the peak rows/s that the case's `-gc` line measured just before.
+ * L0 (the writers' requests and those of the workers' process over the same window), and for
+ * the merge that follows, which runs in this process (`mergeRequestsPer1000Rows`, local gc
+ * cases; Lance's own writes to the base table do not pass through Sluice's store and are not
+ * in it); the peak RSS of this process during the case (it also holds the case's prebuilt
+ * batches, reported as `rssBeforeMb`) and of the workers' process until every acked entry is
+ * in L0 (`workerPeakRssMb`, null inline); ack → L0 commit lag (commit-lag.ts). `freshness-…`
+ * cases run the same writers on the 16-writer local case of the default shard count, paced at
+ * half of the peak rows/s that the case's `-gc` line measured just before.
  *
  * Filter: `npm run bench -- write <regex>…` or BENCH_WRITE_CASES=<regex>,<regex>; a group
  * runs when its name or one of its Sluice cases matches any. BENCH_WRITE_SECONDS (2: the
  * quick mode for development; 10 for figures to report) bounds each case in time;
- * BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the systems.
+ * BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the systems;
+ * BENCH_WRITE_WORKERS (process | inline) places the workers.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -42,11 +52,9 @@ import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { pino } from 'pino';
 import { ensureRedis } from '../../infra/local/redis.ts';
-import { startWorkers } from '../../jobs/workers.ts';
 import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { type JsonRow, jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema, type TableSchema } from '../../shared/arrow/schema.ts';
-import { loadConfig } from '../../shared/config.ts';
 import type { Logger } from '../../shared/log.ts';
 import { ShardManifestStore } from '../../shared/lsm/shard-manifest.ts';
 import { hintsFor } from '../../shared/lsm/versioned-document.ts';
@@ -61,6 +69,7 @@ import { encodeWalEntry, OP_UPSERT, toWalBatch } from '../../shared/wal/wal-entr
 import { deleteKeys } from '../support/redis.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
+import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
 import { type Drive, drive, peakRss, round } from './write-drive.ts';
 import {
   Lance,
@@ -73,16 +82,19 @@ import {
   shardBatch,
 } from './write-lance.ts';
 import {
+  addRequests,
   durableFloor,
   type FloorPut,
   noSyncFloor,
   openBenchStore,
   type RequestCounts,
   requestCounts,
+  requestsBetween,
   requestsSince,
   STORE_PROFILES,
   type StoreProfile,
 } from './write-stores.ts';
+import { type BenchWorkers, inlineWorkers, spawnWorkers, workerLayout } from './write-worker-process.ts';
 
 const INPUTS = ['json', 'arrow'] as const;
 const BATCH_ROWS = [10, 1_000] as const;
@@ -92,6 +104,7 @@ type Input = (typeof INPUTS)[number];
 
 const DIM = 8;
 const SECONDS = Number(process.env.BENCH_WRITE_SECONDS) || 2;
+const WORKERS = workerLayout(process.env.BENCH_WRITE_WORKERS || undefined);
 /** The other bound of a case: the batches built for it (60k rows of 10-row batches, 400k of 1,000). */
 const MAX_BATCHES: Record<number, number> = { 10: 6_000, 1000: 400 };
 /** Warm-up rows, written before the clock starts with keys below the measured ones. */
@@ -133,10 +146,11 @@ interface Batches {
 }
 
 /**
- * Batches in LanceDB's Arrow copy, built for one group's LanceDB runs and dropped after, so
- * their heap does not weigh on the other systems: the Arrow batches, and the rows per shard
- * with the shard column for the MemWAL baseline. At most LANCE_BATCHES of them (a case
- * that uses them all says `stoppedBy: "batches"`).
+ * Batches in LanceDB's forms, built for one group's LanceDB runs and dropped after, so
+ * their heap does not weigh on the other systems: the Arrow batches (in LanceDB's Arrow
+ * copy), and the rows per shard with the shard column for the MemWAL baseline, in the
+ * case's input. At most LANCE_BATCHES of them (a case that uses them all says
+ * `stoppedBy: "batches"`).
  */
 interface LanceBatches {
   arrow: unknown[];
@@ -149,7 +163,9 @@ function buildLanceBatches(lance: Lance, batches: Batches, group: Group, schema:
   const count = Math.min(batches.json.length, LANCE_BATCHES[batches.batchRows]!);
   return {
     arrow: group.input === 'arrow' ? batches.arrow.slice(0, count).map((b) => lance.fromSluice(b)) : [],
-    memwal: batches.json.slice(0, count).map((rows) => shardBatch(lance, schema, group.shards, rows)),
+    memwal: batches.json
+      .slice(0, count)
+      .map((rows) => shardBatch(lance, schema, group.shards, rows, group.input)),
   };
 }
 
@@ -172,6 +188,7 @@ function buildBatches(batchRows: number, schema: TableSchema): Batches {
 interface SluiceUnderTest {
   runtime: Runtime;
   store: FaultyStore;
+  workers: BenchWorkers;
   /** Reads manifests past the counting store, for the lag poller. */
   observer: ShardManifestStore;
   close(): Promise<void>;
@@ -184,28 +201,38 @@ async function openSluice(
   log: Logger,
 ): Promise<SluiceUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-write-'));
-  const prefix = `sluice-bench-${randomBytes(6).toString('hex')}`;
-  const config = loadConfig(process.env, {
+  const redisPrefix = `sluice-bench-${randomBytes(6).toString('hex')}`;
+  const options: WriteSluiceOptions = {
+    dir,
+    profile,
     redisUrl,
-    redisPrefix: prefix,
-    storeUrl: `file://${dir}`,
-    logLevel: log.level as 'warn',
-    wal: { groupCommit },
-  });
+    redisPrefix,
+    groupCommit,
+    logLevel: log.level as WriteSluiceOptions['logLevel'],
+  };
+  const config = writeSluiceConfig(options);
   const store = openBenchStore(dir, profile);
   const runtime = openRuntime(config, log, store);
-  const workers = startWorkers(runtime.sluice, ['seal', 'flush']);
+  let workers: BenchWorkers;
+  try {
+    workers = WORKERS === 'inline' ? inlineWorkers(runtime.sluice) : await spawnWorkers(options);
+  } catch (err) {
+    await runtime.close();
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   const observer = new ShardManifestStore(new FsStore(dir), hintsFor(config.scheduler.gcGraceSeconds * 1000));
   return {
     runtime,
     store,
+    workers,
     observer,
     async close() {
-      await workers.close(2_000);
+      await workers.close();
       await runtime.close();
       const admin = createRedis({ redisUrl });
       try {
-        await deleteKeys(admin, `${prefix}*`);
+        await deleteKeys(admin, `${redisPrefix}*`);
       } finally {
         admin.disconnect();
       }
@@ -284,6 +311,7 @@ async function runSluice(
     let rows = 0;
     let shardWrites = 0;
     const tripsBefore = await roundTrips();
+    const workersBefore = await sut.workers.sample();
     const requestsBefore = requestCounts(sut.store);
     const write =
       c.group.input === 'json'
@@ -311,7 +339,11 @@ async function runSluice(
     await sut.runtime.parts.wal.settle();
     const trips = await roundTrips();
     const lagFigures = await lag.settle();
-    const pipelineRequests = requestsSince(sut.store, requestsBefore);
+    const workersAfter = await sut.workers.sample();
+    const pipelineRequests = addRequests(
+      requestsSince(sut.store, requestsBefore),
+      requestsBetween(workersBefore.requests, workersAfter.requests),
+    );
     let merge: { mergeRequestsPer1000Rows: RequestCounts | null; mergedAll: boolean } | null = null;
     if (group.profile === 'local' && c.groupCommit && !c.writesPerSecond) {
       const beforeMerge = requestCounts(sut.store);
@@ -331,6 +363,7 @@ async function runSluice(
       batchRows: group.batchRows,
       writers: group.writers,
       groupCommit: c.groupCommit,
+      workers: sut.workers.layout,
       ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
       shards: table.shards,
       ...figures(driven, rows),
@@ -345,6 +378,7 @@ async function runSluice(
       sealDelayMs: table.settings.sealDelayMs,
       rssBeforeMb,
       peakRssMb,
+      workerPeakRssMb: workersAfter.peakRssMb,
       readableRows,
       allAckedReadable: readableRows === rows,
       loadAvg1m: round(loadavg()[0]!, 1),
@@ -420,7 +454,13 @@ async function runLance(
     const withShard = lance.schemaOf(
       jsonRowsToRecordBatch(memwalSchema(parsedSchema), [{ ...makeRow(0), [SHARD_COLUMN]: 0 }]),
     );
-    const warmup = shardBatch(lance, parsedSchema, group.shards, makeRows(-WARMUP_ROWS, WARMUP_ROWS));
+    const warmup = shardBatch(
+      lance,
+      parsedSchema,
+      group.shards,
+      makeRows(-WARMUP_ROWS, WARMUP_ROWS),
+      group.input,
+    );
     run = await runLanceMemwal(lance, lanceBatches.memwal, group.shards, {
       ...options,
       schema: withShard,
@@ -442,7 +482,7 @@ async function runLance(
     durable: false,
     version: lance.version,
     store: 'local',
-    input: system === 'lancedb-memwal' ? 'arrow' : group.input,
+    input: group.input,
     batchRows: group.batchRows,
     writers: group.writers,
     ...(system === 'lancedb-memwal' ? { shards: group.shards } : {}),
@@ -462,13 +502,26 @@ interface Group {
   batchRows: number;
   writers: number;
   profile: StoreProfile;
-  /** Of the Sluice table and the MemWAL baseline: the default, or one (`-1shard` cases). */
+  /** Of the Sluice table and the MemWAL baseline: the default, or LOCAL_SHARDS' other (suffixed). */
   shards: number;
   cases: SluiceCase[];
   freshness: boolean;
 }
 
 const parsedSchema = parseTableSchema(tableSchema, ['id']);
+
+/**
+ * The local cases run on a table of the default shard count and on one of 4 shards, or of
+ * one if 4 is the default: small batches and a modest rate are best given one shard, a
+ * high rate of large batches several.
+ */
+const LOCAL_SHARDS = [...new Set([DEFAULT_SHARDS, 4, 1])].slice(0, 2);
+
+/** A case on the default shard count is not suffixed; `-1shard`, `-4shards` otherwise. */
+function shardSuffix(shards: number): string {
+  if (shards === DEFAULT_SHARDS) return '';
+  return `-${shards}shard${shards === 1 ? '' : 's'}`;
+}
 
 function selectGroups(): Group[] {
   const patterns = [...process.argv.slice(3), ...(process.env.BENCH_WRITE_CASES ?? '').split(',')]
@@ -482,8 +535,8 @@ function selectGroups(): Group[] {
     for (const input of INPUTS) {
       for (const profile of STORE_PROFILES) {
         for (const writers of WRITERS) {
-          for (const shards of profile === 'local' ? [DEFAULT_SHARDS, 1] : [DEFAULT_SHARDS]) {
-            const name = `${input}-${batchRows}rows-${writers}writers${profile === 'local' ? '' : `-${profile}`}${shards === 1 ? '-1shard' : ''}`;
+          for (const shards of profile === 'local' ? LOCAL_SHARDS : [DEFAULT_SHARDS]) {
+            const name = `${input}-${batchRows}rows-${writers}writers${profile === 'local' ? '' : `-${profile}`}${shardSuffix(shards)}`;
             const group: Group = {
               name,
               input,
@@ -499,7 +552,10 @@ function selectGroups(): Group[] {
               .map((groupCommit) => ({ name: `${name}-${groupCommit ? 'gc' : 'nogc'}`, group, groupCommit }))
               .filter((c) => selected(c.name) || selected(name));
             group.freshness =
-              profile === 'local' && writers === 16 && shards !== 1 && selected(`freshness-${name}`);
+              profile === 'local' &&
+              writers === 16 &&
+              shards === DEFAULT_SHARDS &&
+              selected(`freshness-${name}`);
             if (group.cases.length > 0 || group.freshness || selected(name)) groups.push(group);
           }
         }

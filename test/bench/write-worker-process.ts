@@ -1,0 +1,121 @@
+/**
+ * The workers of one write-bench case, as the writing process sees them: in a process of
+ * their own (write-workers.ts, the default) or beside the writers in the writing process
+ * (`inline`). Either way the case asks them, before
+ * its clock starts and once every acked entry is in L0, for the store requests they made
+ * through a store of their own and the peak RSS of their process since the last ask.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startWorkers } from '../../jobs/workers.ts';
+import type { Sluice } from '../../shared/sluice.ts';
+import type { WriteSluiceOptions } from './write-config.ts';
+import type { RequestCounts } from './write-stores.ts';
+
+export const WORKER_LAYOUTS = ['process', 'inline'] as const;
+export type WorkerLayout = (typeof WORKER_LAYOUTS)[number];
+
+export type WorkersRequest = { type: 'sample' } | { type: 'close' };
+export type WorkersReply = { type: 'ready' } | { type: 'sample'; requests: RequestCounts; peakRssMb: number };
+
+export interface WorkersSample {
+  /** Through the workers' own store; none inline, where they share the writers' store. */
+  requests: RequestCounts;
+  /** Of the workers' process since the last sample; null inline. */
+  peakRssMb: number | null;
+}
+
+export interface BenchWorkers {
+  readonly layout: WorkerLayout;
+  sample(): Promise<WorkersSample>;
+  close(): Promise<void>;
+}
+
+const ENTRY = fileURLToPath(new URL('./write-workers.ts', import.meta.url));
+const READY_TIMEOUT_MS = 60_000;
+const EXIT_TIMEOUT_MS = 15_000;
+const CLOSE_GRACE_MS = 2_000;
+const NO_REQUESTS: RequestCounts = { put: 0, get: 0, list: 0 };
+
+export function workerLayout(value = 'process'): WorkerLayout {
+  const layout = WORKER_LAYOUTS.find((l) => l === value);
+  if (!layout) throw new Error(`BENCH_WRITE_WORKERS is ${WORKER_LAYOUTS.join(' or ')}, not "${value}"`);
+  return layout;
+}
+
+export function inlineWorkers(sluice: Sluice): BenchWorkers {
+  const workers = startWorkers(sluice, ['seal', 'flush']);
+  return {
+    layout: 'inline',
+    sample: async () => ({ requests: NO_REQUESTS, peakRssMb: null }),
+    close: () => workers.close(CLOSE_GRACE_MS),
+  };
+}
+
+export async function spawnWorkers(options: WriteSluiceOptions): Promise<BenchWorkers> {
+  const child = fork(ENTRY, [JSON.stringify(options)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  try {
+    await reply(child, 'ready', READY_TIMEOUT_MS);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    layout: 'process',
+    async sample() {
+      const answer = reply(child, 'sample', READY_TIMEOUT_MS);
+      child.send({ type: 'sample' } satisfies WorkersRequest);
+      const { requests, peakRssMb } = await answer;
+      return { requests, peakRssMb };
+    },
+    async close() {
+      if (exited(child)) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.send({ type: 'close' } satisfies WorkersRequest);
+      const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function exited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/** The next reply of `type`; fails if the workers' process exits or stays silent first. */
+function reply<T extends WorkersReply['type']>(
+  child: ChildProcess,
+  type: T,
+  timeoutMs: number,
+): Promise<Extract<WorkersReply, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    const onMessage = (message: WorkersReply) => {
+      if (message.type !== type) return;
+      done();
+      resolve(message as Extract<WorkersReply, { type: T }>);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      done();
+      reject(new Error(`the bench workers' process exited (${code ?? signal}) before its ${type} reply`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`the bench workers' process sent no ${type} reply within ${timeoutMs} ms`));
+    }, timeoutMs);
+    if (exited(child)) {
+      onExit(child.exitCode, child.signalCode);
+      return;
+    }
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
