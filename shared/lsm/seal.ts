@@ -39,8 +39,8 @@ export interface SealOutcome {
 }
 
 const MAX_PLANS = 8;
-/** A follow-up seal for a write still in flight never comes sooner than this. */
-const MIN_FOLLOW_UP_MS = 50;
+/** The next seal never comes sooner than this after one ended. */
+const MIN_NEXT_SEAL_MS = 50;
 
 export async function sealShard(
   deps: SealDeps,
@@ -48,7 +48,21 @@ export async function sealShard(
   shard: number,
   signal?: AbortSignal,
 ): Promise<SealOutcome> {
-  await deps.seqAllocation.disarmSeal(table.name, shard);
+  try {
+    return await sealPlanned(deps, table, shard, signal);
+  } catch (err) {
+    // Writes that come next arm another seal at once instead of waiting out this one's arm.
+    await deps.seqAllocation.disarmSeal(table.name, shard).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function sealPlanned(
+  deps: SealDeps,
+  table: TableDef,
+  shard: number,
+  signal?: AbortSignal,
+): Promise<SealOutcome> {
   for (let plan = 0; plan < MAX_PLANS; plan++) {
     const manifest = await deps.manifests.read(table.name, shard, signal);
     await assertShardOpen(deps.poisonCache, manifest);
@@ -97,35 +111,30 @@ export async function sealShard(
       });
     }
     if (committed.sealed.length > 0) await deps.scheduler.requestFlush(table.name, shard);
-    const followUp = await followUpAt(deps, table, shard, frontier.frontier);
-    if (followUp !== null) {
-      await deps.scheduler.requestSeal(table.name, shard, { delayMs: Math.max(0, followUp - Date.now()) });
-    }
+    await requestNextSeal(deps, table, shard, committed.sealedThrough);
     return { sealed: changed ? generations : [], holes: holes.written, retryAt: frontier.retryAt };
   }
   throw new SluiceError('STORE_CONFLICT', 'seal kept losing races', { table: table.name, shard });
 }
 
 /**
- * When another seal must run for writes still in flight past the frontier, or null. Their
- * writers allocated before this seal disarmed the shard's seal, so none of them asks for
- * one when its entry lands: this seal does, soon, and by the time the oldest of them
- * becomes a hole at the latest.
+ * While writes go on, each seal asks for the next: its writers found the seal armed and
+ * asked for none (`SeqAllocation.endSeal`). It comes after the seal delay, or sooner when
+ * a write still in flight past the sealed range becomes a hole before then.
  */
-async function followUpAt(
-  deps: SealDeps,
-  table: TableDef,
-  shard: number,
-  frontier: number,
-): Promise<number | null> {
+async function requestNextSeal(deps: SealDeps, table: TableDef, shard: number, sealedThrough: number) {
+  const { sealDelayMs } = table.settings;
+  if (!(await deps.seqAllocation.endSeal(table.name, shard, sealedThrough, sealDelayMs))) return;
   const now = Date.now();
   const { holeTimeoutMs } = deps.config.wal;
-  const live = [...(await deps.inflightMarks.after(table.name, shard, frontier)).values()].filter(
+  const live = [...(await deps.inflightMarks.after(table.name, shard, sealedThrough)).values()].filter(
     (since) => now - since < holeTimeoutMs,
   );
-  if (live.length === 0) return null;
-  const soon = now + Math.max(table.settings.sealDelayMs, MIN_FOLLOW_UP_MS);
-  return Math.min(soon, Math.min(...live) + holeTimeoutMs);
+  const at = Math.min(
+    now + Math.max(sealDelayMs, MIN_NEXT_SEAL_MS),
+    ...live.map((since) => since + holeTimeoutMs),
+  );
+  await deps.scheduler.requestSeal(table.name, shard, { delayMs: Math.max(0, at - now) });
 }
 
 /**

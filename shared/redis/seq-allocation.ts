@@ -14,7 +14,7 @@ import type { PoisonRecord } from '../shard-poison.ts';
 import type { RedisClient } from './connection.ts';
 import { runLuaCommand } from './lua-commands.ts';
 import type { PoisonCache } from './poison-cache.ts';
-import { ALLOCATE, COMPLETE, SYNC } from './shard-commands.ts';
+import { ALLOCATE, COMPLETE, END_SEAL, SYNC } from './shard-commands.ts';
 import { type ShardKeys, shardKeys } from './shard-keys.ts';
 
 export type Allocation =
@@ -50,8 +50,8 @@ export interface AllocationLimits {
 export interface AllocationExtras {
   /** Completions of the shard's earlier entries, applied first whatever the answer. */
   completions?: readonly Completion[];
-  /** How long an armed seal stays armed when its writer never requests it (it crashed). */
-  sealArmMs: number;
+  /** The table's `sealDelayMs`: an armed seal stays armed for it and a grace (`armMs`). */
+  sealDelayMs: number;
 }
 
 /** What the store knows of a shard, for `SeqAllocation.sync`. */
@@ -61,6 +61,14 @@ export interface StoreShardState {
   manifestVersion: number;
   unsealedBytes: number;
   poison: PoisonRecord | null;
+}
+
+/** An armed seal that nobody requested (its requester died) re-arms after the seal delay and this. */
+const SEAL_ARM_GRACE_MS = 2_000;
+
+/** How long an arm lasts: the seal delay it waits for, and a grace for the request to come. */
+function armMs(sealDelayMs: number): number {
+  return sealDelayMs + SEAL_ARM_GRACE_MS;
 }
 
 export class SeqAllocation {
@@ -79,7 +87,8 @@ export class SeqAllocation {
    * overloaded. `seqFloor` is the highest seq the store has sealed: a Redis restored from an
    * old snapshot would otherwise hand out seqs whose entries GC already deleted, and a write
    * there would be acked below the sealed range, where no seal or read ever looks.
-   * The first allocation after a seal began arms the next seal (see `disarmSeal`). The
+   * The first allocation after a seal ended with nothing left to seal arms the next seal
+   * (see `endSeal`). The
    * shard's copy of the drop flag is checked here, so a write asks Redis nothing else.
    */
   async allocate(
@@ -94,7 +103,7 @@ export class SeqAllocation {
       limits.maxUnflushedGenerations,
       limits.maxUnsealedBytes,
       seqFloor,
-      extras.sealArmMs,
+      armMs(extras.sealDelayMs),
       ...completionArgs(extras.completions ?? []),
     ]);
     switch (status) {
@@ -130,20 +139,31 @@ export class SeqAllocation {
     table: string,
     shard: number,
     completions: readonly Completion[],
-    sealArmMs: number,
+    sealDelayMs: number,
   ): Promise<{ unsealedBytes: number; armedSeal: boolean }> {
     const [unsealed, armed] = await runLuaCommand(this.redis, COMPLETE, this.keys(table, shard), [
-      sealArmMs,
+      armMs(sealDelayMs),
       ...completionArgs(completions),
     ]);
     return { unsealedBytes: Number(unsealed), armedSeal: armed === '1' };
   }
 
   /**
-   * A seal is starting: from now on the next allocation arms another one. A seq allocated
-   * before this whose entry lands after the seal listed the WAL is still marked in flight,
-   * and the seal asks for a follow-up for it (`InflightMarks.after`).
+   * A seal has ended with the shard's WAL sealed through `sealedThrough`. True when a seq
+   * past it was handed out: the seal stays armed and the caller must request the next one,
+   * so that under steady writes the seals follow one another without any writer asking.
+   * Otherwise the seal is disarmed and the next allocation arms it. A seq allocated before
+   * this whose entry lands later is past `sealedThrough` either way.
    */
+  async endSeal(table: string, shard: number, sealedThrough: number, sealDelayMs: number): Promise<boolean> {
+    const wanted = await runLuaCommand(this.redis, END_SEAL, this.keys(table, shard), [
+      sealedThrough,
+      armMs(sealDelayMs),
+    ]);
+    return wanted === 1;
+  }
+
+  /** A seal failed: the next allocation arms another at once rather than once the arm expires. */
   async disarmSeal(table: string, shard: number): Promise<void> {
     await this.redis.del(this.keys(table, shard).sealArmed);
   }

@@ -9,8 +9,9 @@
  *
  * One Redis round trip is on the ack path: the allocation, which also carries the
  * completions of the shard's earlier entries and tells whether this write is the first
- * since the last seal began (it "armed" the seal). Only that writer requests a seal, after
- * its ack; the others know one is coming. Completions that no allocation picks up are sent
+ * since the last seal ended with nothing left to seal (it "armed" the seal). Only that
+ * writer requests a seal, after its ack; the others know one is coming, from it or from
+ * the seal before (docs/design.md, "Seal"). Completions that no allocation picks up are sent
  * on their own once the shard has been quiet for a moment, before the seal needs them.
  */
 import type { RecordBatch } from 'apache-arrow';
@@ -68,8 +69,6 @@ const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
  * the row counts) for an allocation to carry them; then they are sent on their own.
  */
 const IDLE_COMPLETE_MS = 100;
-/** An armed seal whose writer never requested it (it died) re-arms after the seal delay and this. */
-const SEAL_ARM_GRACE_MS = 2_000;
 
 export class WalWriter {
   private readonly lanes = new Map<string, Lane>();
@@ -219,7 +218,6 @@ export class WalWriter {
   private async allocate(lane: Lane): Promise<{ seq: number; floorAt: number }> {
     const { table, shard } = lane;
     const { limits } = this.deps.config;
-    const sealArmMs = sealArmMsOf(table);
     // Enough for a Redis that lost everything: the shard's state, then its drop flag, then the seq.
     for (let attempt = 0; attempt < 4; attempt++) {
       const floor = await this.seqFloor(table.name, shard);
@@ -228,7 +226,7 @@ export class WalWriter {
       try {
         allocation = await this.deps.seqAllocation.allocate(table.name, shard, limits, floor.value, {
           completions,
-          sealArmMs,
+          sealDelayMs: table.settings.sealDelayMs,
         });
       } catch (err) {
         lane.completions.unshift(...completions);
@@ -409,7 +407,7 @@ export class WalWriter {
             table.name,
             shard,
             completions,
-            sealArmMsOf(table),
+            table.settings.sealDelayMs,
           );
           lane.unsealedBytes = done.unsealedBytes;
           if (done.armedSeal) lane.sealWanted = true;
@@ -455,8 +453,4 @@ export class WalWriter {
       lane.idleTimer === null;
     if (idle) this.lanes.delete(`${lane.table.name}/${lane.shard}`);
   }
-}
-
-function sealArmMsOf(table: TableDef): number {
-  return table.settings.sealDelayMs + SEAL_ARM_GRACE_MS;
 }

@@ -153,6 +153,25 @@ describe('group commit without a window', () => {
     expect(stats.frontier).toBe(writes + 1);
   });
 
+  it('under steady writes each seal requests the next, so a lone writer asks Redis nothing but its allocations', async () => {
+    await open({ groupCommit: false }, 'steady', { sealDelayMs: 50 });
+    h.startWorkers();
+    await writeRows(h.sluice, 'steady', rowsOf(0));
+    await h.parts.wal.settle();
+    const before = await roundTrips();
+    const writes = 100;
+    for (let w = 1; w <= writes; w++) await writeRows(h.sluice, 'steady', rowsOf(w));
+    const trips = tripsSince(before, await roundTrips());
+    await waitFor(async () => (await h.parts.manifests.read('steady', 0)).walCursor === writes + 1, {
+      message: 'every write flushed',
+    });
+    const seals = (await h.parts.manifests.read('steady', 0)).nextGeneration - 1;
+    expect(seals).toBeGreaterThanOrEqual(3);
+    expect(trips).toMatchObject({ allocate: writes, complete: 0 });
+    // A writer asks only when a seal caught up with every seq handed out; each used to.
+    expect(trips.sealRequest).toBeLessThanOrEqual(Math.floor(seals / 3));
+  });
+
   it('without group commit, a shard whose put outlasts the idle wait keeps its completions for the next allocation', async () => {
     // A long seal delay: the first write arms the only seal, so no seal request carries completions.
     await open({ groupCommit: false }, 'slow', { sealDelayMs: 10_000 });

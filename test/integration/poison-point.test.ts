@@ -45,7 +45,7 @@ describe('poison point (I7: nothing mutates after it)', () => {
 
   it('a seal that passed its open check writes no hole tombstone after the poison', async () => {
     await writeRows(h.sluice, 'held', eventRows(1, 5));
-    const gone = await h.parts.seqAllocation.allocate('held', 0, h.config.limits, 0, { sealArmMs: 1_000 });
+    const gone = await h.parts.seqAllocation.allocate('held', 0, h.config.limits, 0, { sealDelayMs: 1_000 });
     if (gone.kind !== 'ok') throw new Error(`allocation refused: ${gone.kind}`);
     await h.parts.seqAllocation.abandon('held', 0, gone.seq);
     await writeRows(h.sluice, 'held', eventRows(6, 10));

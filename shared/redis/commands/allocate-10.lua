@@ -3,7 +3,7 @@
   uninitialized, its table dropped (or its copy of the drop flag not filled yet), the shard
   poisoned or over a backpressure limit; completions of earlier entries ride along and are
   applied first whatever the answer. The seq never goes below the floor the
-  store implies, and the first allocation since a seal began arms the next seal.
+  store implies, and the first allocation since a seal ended with nothing left arms the next seal.
     KEYS[1] seq
     KEYS[2] inflight
     KEYS[3] walRows

@@ -1,5 +1,5 @@
 --[[
-  Applies completions on their own. An entry that landed after the last seal began (nothing
+  Applies completions on their own. An entry that landed after the last seal ended (nothing
   armed) may have been listed too late for it: when any completion counted, arm the next one.
     KEYS[2] inflight
     KEYS[3] walRows
