@@ -167,9 +167,10 @@ describe('group commit without a window', () => {
     });
     const seals = (await h.parts.manifests.read('steady', 0)).nextGeneration - 1;
     expect(seals).toBeGreaterThanOrEqual(3);
-    expect(trips).toMatchObject({ allocate: writes, complete: 0 });
-    // A writer asks only when a seal caught up with every seq handed out; each used to.
-    expect(trips.sealRequest).toBeLessThanOrEqual(Math.floor(seals / 3));
+    expect(trips.allocate).toBe(writes);
+    // A writer asks (and sends its completions along) only when a seal caught up with every
+    // seq handed out, or the writes paused; it used to ask once per seal.
+    expect(trips.sealRequest + trips.complete).toBeLessThan(seals / 2);
   });
 
   it('without group commit, a shard whose put outlasts the idle wait keeps its completions for the next allocation', async () => {
