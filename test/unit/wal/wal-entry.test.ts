@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decodeWalEntry,
+  encodeHole,
+  encodeWalEntry,
+  OP_COLUMN,
+  OP_DELETE,
+  OP_UPSERT,
+} from '../../../shared/wal/wal-entry.ts';
+import { deletes, upserts } from '../../support/wal-rows.ts';
+
+describe('WAL entries', () => {
+  it('holds a group of writes as one record batch, rows and ops in write order', () => {
+    const body = encodeWalEntry([
+      upserts([
+        { id: 1, v: 'a' },
+        { id: 2, v: null },
+      ]),
+      deletes([1]),
+      upserts([{ id: 3, v: 'c' }]),
+    ]);
+    const entry = decodeWalEntry(body, 7);
+    if (entry.kind !== 'rows') throw new Error('expected rows');
+    expect(entry.table.batches).toHaveLength(1);
+    expect([...(entry.table.getChild('id') ?? [])]).toEqual([1, 2, 1, 3]);
+    expect([...(entry.table.getChild('v') ?? [])]).toEqual(['a', null, null, 'c']);
+    expect([...(entry.table.getChild(OP_COLUMN) ?? [])]).toEqual([
+      OP_UPSERT,
+      OP_UPSERT,
+      OP_DELETE,
+      OP_UPSERT,
+    ]);
+  });
+
+  it('tells a hole from rows', () => {
+    expect(decodeWalEntry(encodeHole(9), 9)).toEqual({ kind: 'hole', seq: 9 });
+  });
+});
