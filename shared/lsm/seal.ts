@@ -67,6 +67,7 @@ async function sealPlanned(
     const manifest = await deps.manifests.read(table.name, shard, signal);
     await assertShardOpen(deps.poisonCache, manifest);
     const after = manifest.sealedThrough;
+    const listedAt = Date.now();
     const present = await listWalAfter(deps.store, table.name, shard, after, signal);
     const inflight = await deps.inflightMarks.since(table.name, shard, missingSeqs(after, present));
     const frontier = planFrontier({
@@ -111,7 +112,7 @@ async function sealPlanned(
       });
     }
     if (committed.sealed.length > 0) await deps.scheduler.requestFlush(table.name, shard);
-    await requestNextSeal(deps, table, shard, committed.sealedThrough);
+    await requestNextSeal(deps, table, shard, committed.sealedThrough, listedAt);
     return { sealed: changed ? generations : [], holes: holes.written, retryAt: frontier.retryAt };
   }
   throw new SluiceError('STORE_CONFLICT', 'seal kept losing races', { table: table.name, shard });
@@ -119,10 +120,18 @@ async function sealPlanned(
 
 /**
  * While writes go on, each seal asks for the next: its writers found the seal armed and
- * asked for none (`SeqAllocation.endSeal`). It comes after the seal delay, or sooner when
- * a write still in flight past the sealed range becomes a hole before then.
+ * asked for none (`SeqAllocation.endSeal`). A write that just missed this seal's listing
+ * waits the seal delay from that listing, as if it had armed the next seal itself, and no
+ * less than a moment after this one; sooner when a write still in flight past the sealed
+ * range becomes a hole before then.
  */
-async function requestNextSeal(deps: SealDeps, table: TableDef, shard: number, sealedThrough: number) {
+async function requestNextSeal(
+  deps: SealDeps,
+  table: TableDef,
+  shard: number,
+  sealedThrough: number,
+  listedAt: number,
+) {
   const { sealDelayMs } = table.settings;
   if (!(await deps.seqAllocation.endSeal(table.name, shard, sealedThrough, sealDelayMs))) return;
   const now = Date.now();
@@ -131,7 +140,7 @@ async function requestNextSeal(deps: SealDeps, table: TableDef, shard: number, s
     (since) => now - since < holeTimeoutMs,
   );
   const at = Math.min(
-    now + Math.max(sealDelayMs, MIN_NEXT_SEAL_MS),
+    Math.max(listedAt + sealDelayMs, now + MIN_NEXT_SEAL_MS),
     ...live.map((since) => since + holeTimeoutMs),
   );
   await deps.scheduler.requestSeal(table.name, shard, { delayMs: Math.max(0, at - now) });
