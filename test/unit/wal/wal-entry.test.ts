@@ -10,7 +10,7 @@ import {
 import { deletes, upserts } from '../../support/wal-rows.ts';
 
 describe('WAL entries', () => {
-  it('holds a group of writes as one record batch, rows and ops in write order', () => {
+  it('holds a group of small writes as one record batch, rows and ops in write order', () => {
     const body = encodeWalEntry([
       upserts([
         { id: 1, v: 'a' },
@@ -30,6 +30,15 @@ describe('WAL entries', () => {
       OP_DELETE,
       OP_UPSERT,
     ]);
+  });
+
+  it('keeps big writes in record batches of their own', () => {
+    const big = (from: number) =>
+      upserts(Array.from({ length: 300 }, (_, i) => ({ id: from + i, v: String(from + i) })));
+    const entry = decodeWalEntry(encodeWalEntry([big(0), big(300)]), 8);
+    if (entry.kind !== 'rows') throw new Error('expected rows');
+    expect(entry.table.batches.map((b) => b.numRows)).toEqual([300, 300]);
+    expect([...(entry.table.getChild('id') ?? [])]).toEqual(Array.from({ length: 600 }, (_, i) => i));
   });
 
   it('tells a hole from rows', () => {
