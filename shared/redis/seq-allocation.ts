@@ -88,8 +88,8 @@ export class SeqAllocation {
    * old snapshot would otherwise hand out seqs whose entries GC already deleted, and a write
    * there would be acked below the sealed range, where no seal or read ever looks.
    * The first allocation after a seal ended with nothing left to seal arms the next seal
-   * (see `endSeal`). The
-   * shard's copy of the drop flag is checked here, so a write asks Redis nothing else.
+   * (see `endSeal`). The shard's copy of the drop flag is checked here, so a write asks
+   * Redis nothing else.
    */
   async allocate(
     table: string,

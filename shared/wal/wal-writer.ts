@@ -11,8 +11,8 @@
  * completions of the shard's earlier entries and tells whether this write is the first
  * since the last seal ended with nothing left to seal (it "armed" the seal). Only that
  * writer requests a seal, after its ack; the others know one is coming, from it or from
- * the seal before (docs/design.md, "Seal"). Completions that no allocation picks up are sent
- * on their own once the shard has been quiet for a moment, before the seal needs them.
+ * the seal before (docs/design.md, "Seal"). Completions that no allocation picks up are
+ * sent on their own once the shard has been quiet for a moment, before the seal needs them.
  */
 import type { RecordBatch } from 'apache-arrow';
 import { type Config, seqFloorTtlMs } from '../config.ts';
