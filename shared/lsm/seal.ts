@@ -119,11 +119,11 @@ async function sealPlanned(
 }
 
 /**
- * While writes go on, each seal asks for the next: its writers found the seal armed and
- * asked for none (`SeqAllocation.endSeal`). A write that just missed this seal's listing
- * waits the seal delay from that listing, as if it had armed the next seal itself, and no
- * less than a moment after this one; sooner when a write still in flight past the sealed
- * range becomes a hole before then.
+ * While something past the sealed range is still to seal, each seal asks for the next: the
+ * writers found the seal armed and asked for none (`SeqAllocation.endSeal`). A write that
+ * just missed this seal's listing waits the seal delay from that listing, as if it had
+ * armed the next seal itself, and no less than a moment after this one; a write still in
+ * flight gets it by the time it becomes a hole at the latest.
  */
 async function requestNextSeal(
   deps: SealDeps,
@@ -133,12 +133,17 @@ async function requestNextSeal(
   listedAt: number,
 ) {
   const { sealDelayMs } = table.settings;
-  if (!(await deps.seqAllocation.endSeal(table.name, shard, sealedThrough, sealDelayMs))) return;
-  const now = Date.now();
   const { holeTimeoutMs } = deps.config.wal;
+  const liveSince = Date.now() - holeTimeoutMs;
+  const wanted = await deps.seqAllocation.endSeal(table.name, shard, sealedThrough, {
+    sealDelayMs,
+    liveSince,
+  });
+  if (!wanted) return;
   const live = [...(await deps.inflightMarks.after(table.name, shard, sealedThrough)).values()].filter(
-    (since) => now - since < holeTimeoutMs,
+    (since) => since >= liveSince,
   );
+  const now = Date.now();
   const at = Math.min(
     Math.max(listedAt + sealDelayMs, now + MIN_NEXT_SEAL_MS),
     ...live.map((since) => since + holeTimeoutMs),

@@ -149,16 +149,23 @@ export class SeqAllocation {
   }
 
   /**
-   * A seal has ended with the shard's WAL sealed through `sealedThrough`. True when a seq
-   * past it was handed out: the seal stays armed and the caller must request the next one,
-   * so that under steady writes the seals follow one another without any writer asking.
-   * Otherwise the seal is disarmed and the next allocation arms it. A seq allocated before
-   * this whose entry lands later is past `sealedThrough` either way.
+   * A seal has ended with the shard's WAL sealed through `sealedThrough`. True while
+   * something past it is still to seal — an entry whose completion counted, or a seq
+   * allocated at or after `liveSince` and still in flight: the seal stays armed and the
+   * caller must request the next one, so that under steady writes the seals follow one
+   * another without any writer asking. Otherwise the seal is disarmed and the next
+   * allocation or completion arms it.
    */
-  async endSeal(table: string, shard: number, sealedThrough: number, sealDelayMs: number): Promise<boolean> {
+  async endSeal(
+    table: string,
+    shard: number,
+    sealedThrough: number,
+    options: { sealDelayMs: number; liveSince: number },
+  ): Promise<boolean> {
     const wanted = await runLuaCommand(this.redis, END_SEAL, this.keys(table, shard), [
       sealedThrough,
-      armMs(sealDelayMs),
+      armMs(options.sealDelayMs),
+      options.liveSince,
     ]);
     return wanted === 1;
   }

@@ -173,6 +173,30 @@ describe('group commit without a window', () => {
     expect(trips.sealRequest + trips.complete).toBeLessThan(seals / 2);
   });
 
+  it('a seq handed out that never lands keeps no seals coming', async () => {
+    await open({ groupCommit: false }, 'gone', { sealDelayMs: 20 });
+    h.startWorkers();
+    await writeRows(h.sluice, 'gone', rowsOf(0));
+    await waitFor(async () => (await h.parts.manifests.read('gone', 0)).walCursor === 1, {
+      message: 'the write flushed',
+    });
+    // The last seq handed out is given up: no entry will ever land at it.
+    const gone = await h.parts.seqAllocation.allocate('gone', 0, h.config.limits, 0, { sealDelayMs: 20 });
+    if (gone.kind !== 'ok') throw new Error(`allocation refused: ${gone.kind}`);
+    await h.parts.seqAllocation.abandon('gone', 0, gone.seq);
+    await h.sluice.shards.seal('gone', 0);
+    const armed = h.shardKeys('gone', 0).sealArmed;
+    // A chain that took the lost seq for work still to seal would keep re-arming, every 20 ms.
+    await waitFor(async () => (await h.redis.exists(armed)) === 0, { message: 'the seal disarmed' });
+    await sleep(200);
+    expect(await h.redis.exists(armed)).toBe(0);
+    expect(await h.scheduler.seal.getJobCounts('waiting', 'delayed', 'active')).toEqual({
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+    });
+  });
+
   it('without group commit, a shard whose put outlasts the idle wait keeps its completions for the next allocation', async () => {
     // A long seal delay: the first write arms the only seal, so no seal request carries completions.
     await open({ groupCommit: false }, 'slow', { sealDelayMs: 10_000 });

@@ -1,14 +1,29 @@
 --[[
-  A seal has ended. When Redis handed out a seq past the range it sealed, another seal is
-  wanted: the seal stays armed, so the writers of those seqs leave the request to the seal
-  that ended, which makes it. Otherwise the seal is disarmed and the next allocation arms it.
-    KEYS[1] seq
+  A seal has ended. Another is wanted while something past the range it sealed is still to
+  seal: an entry that landed (its completion counted), or a seq still in flight within the
+  hole timeout. The seal then stays armed, so the writers of those seqs leave the request to
+  the seal that ended, which makes it. Otherwise the seal is disarmed and the next
+  allocation or completion arms it; a seq handed out that never lands (its writer gave up,
+  or died longer ago than the hole timeout) keeps no seals coming.
+    KEYS[2] inflight
+    KEYS[3] walRows
     KEYS[9] sealArmed
     ARGV[1] the last seq of the sealed range
     ARGV[2] how long an armed seal stays armed (ms)
+    ARGV[3] marks allocated before this time (ms) are past the hole timeout
   Returns 1 when another seal is wanted (the caller must request it), 0 otherwise.
 ]]
-if tonumber(redis.call('GET', KEYS[1]) or '0') > tonumber(ARGV[1]) then
+local sealedThrough = tonumber(ARGV[1])
+local function pending()
+  for _, seq in ipairs(redis.call('HKEYS', KEYS[3])) do
+    if tonumber(seq) > sealedThrough then return true end
+  end
+  for _, seq in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[3], '+inf')) do
+    if tonumber(seq) > sealedThrough then return true end
+  end
+  return false
+end
+if pending() then
   redis.call('SET', KEYS[9], '1', 'PX', ARGV[2])
   return 1
 end
