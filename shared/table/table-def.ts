@@ -2,9 +2,10 @@
  * A table's definition: what `POST /v1/tables` accepts and `table.json` stores. The same
  * validation runs on the request body and on every stored definition that is opened (I9).
  *
- * Shards default to 4: enough write lanes for a laptop or a small deployment while every
- * shard still fills generations quickly; raise it for write throughput (1..1024). Shard
- * count is fixed for the table's life, since routing (`shard-routing.ts`) depends on it.
+ * Shards default to 1: a write then makes one WAL entry however its keys spread, and more
+ * shards pay off only once one flush lane falls behind (docs/design.md, "Choosing a shard
+ * count"; 1..1024). Shard count is fixed for the table's life, since routing
+ * (`shard-routing.ts`) depends on it.
  * Settings are stored in full — the defaults merged in at create — so a later change of
  * the process defaults does not silently change an existing table.
  */

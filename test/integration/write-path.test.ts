@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
@@ -23,6 +24,16 @@ describe('write path: WAL → seal → flush → reads', () => {
     expect(ack).toEqual({ acked: 3, shards: [{ shard: 0, seq: 1 }] });
     const entry = await h.store.inner.head(walKey('ack', 0, 1));
     expect(entry?.size).toBeGreaterThan(0);
+  });
+
+  it('a write of no rows acks nothing and puts no WAL entry, on one shard as on many', async () => {
+    for (const shards of [1, 4]) {
+      const name = `empty${shards}`;
+      const def = await h.createTable(eventsTable(name, { shards }));
+      const empty = jsonRowsToRecordBatch(def.schema, eventRows(1, 1)).slice(0, 0);
+      expect(await h.sluice.writes.append(name, empty)).toEqual({ acked: 0, shards: [] });
+      expect(await h.store.inner.head(walKey(name, 0, 1))).toBeNull();
+    }
   });
 
   it('I10: reads see a write at once from the WAL, and still after it moved to L0', async () => {
