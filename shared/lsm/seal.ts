@@ -134,20 +134,14 @@ async function requestNextSeal(
 ) {
   const { sealDelayMs } = table.settings;
   const { holeTimeoutMs } = deps.config.wal;
-  const liveSince = Date.now() - holeTimeoutMs;
-  const wanted = await deps.seqAllocation.endSeal(table.name, shard, sealedThrough, {
+  const { wanted, oldestLiveSince } = await deps.seqAllocation.endSeal(table.name, shard, sealedThrough, {
     sealDelayMs,
-    liveSince,
+    liveSince: Date.now() - holeTimeoutMs,
   });
   if (!wanted) return;
-  const live = [...(await deps.inflightMarks.after(table.name, shard, sealedThrough)).values()].filter(
-    (since) => since >= liveSince,
-  );
   const now = Date.now();
-  const at = Math.min(
-    Math.max(listedAt + sealDelayMs, now + MIN_NEXT_SEAL_MS),
-    ...live.map((since) => since + holeTimeoutMs),
-  );
+  const soon = Math.max(listedAt + sealDelayMs, now + MIN_NEXT_SEAL_MS);
+  const at = oldestLiveSince === null ? soon : Math.min(soon, oldestLiveSince + holeTimeoutMs);
   await deps.scheduler.requestSeal(table.name, shard, { delayMs: Math.max(0, at - now) });
 }
 

@@ -149,25 +149,25 @@ export class SeqAllocation {
   }
 
   /**
-   * A seal has ended with the shard's WAL sealed through `sealedThrough`. True while
+   * A seal has ended with the shard's WAL sealed through `sealedThrough`. `wanted` while
    * something past it is still to seal — an entry whose completion counted, or a seq
-   * allocated at or after `liveSince` and still in flight: the seal stays armed and the
-   * caller must request the next one, so that under steady writes the seals follow one
-   * another without any writer asking. Otherwise the seal is disarmed and the next
-   * allocation or completion arms it.
+   * allocated at or after `liveSince` and still in flight (`oldestLiveSince`, the oldest such
+   * allocation): the seal stays armed and the caller must request the next one, so that
+   * under steady writes the seals follow one another without any writer asking. Otherwise
+   * the seal is disarmed and the next allocation or completion arms it.
    */
   async endSeal(
     table: string,
     shard: number,
     sealedThrough: number,
     options: { sealDelayMs: number; liveSince: number },
-  ): Promise<boolean> {
-    const wanted = await runLuaCommand(this.redis, END_SEAL, this.keys(table, shard), [
+  ): Promise<{ wanted: boolean; oldestLiveSince: number | null }> {
+    const [wanted, oldest] = await runLuaCommand(this.redis, END_SEAL, this.keys(table, shard), [
       sealedThrough,
       armMs(options.sealDelayMs),
       options.liveSince,
     ]);
-    return wanted === 1;
+    return { wanted: wanted === 1, oldestLiveSince: oldest === '' ? null : Number(oldest) };
   }
 
   /** A seal failed: the next allocation arms another at once rather than once the arm expires. */

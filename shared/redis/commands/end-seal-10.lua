@@ -11,21 +11,29 @@
     ARGV[1] the last seq of the sealed range
     ARGV[2] how long an armed seal stays armed (ms)
     ARGV[3] marks allocated before this time (ms) are past the hole timeout
-  Returns 1 when another seal is wanted (the caller must request it), 0 otherwise.
+  Returns {wanted, oldest}: wanted 1 when another seal is wanted (the caller must request
+  it), 0 otherwise; oldest the allocation time of the oldest live seq in flight past the
+  range, or '' when there is none.
 ]]
 local sealedThrough = tonumber(ARGV[1])
-local function pending()
-  for _, seq in ipairs(redis.call('HKEYS', KEYS[3])) do
-    if tonumber(seq) > sealedThrough then return true end
+-- Marks come in allocation order, so the first one past the range is the oldest.
+local oldest = ''
+local marks = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[3], '+inf', 'WITHSCORES')
+for i = 1, #marks, 2 do
+  if tonumber(marks[i]) > sealedThrough then
+    oldest = marks[i + 1]
+    break
   end
-  for _, seq in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[3], '+inf')) do
+end
+local function landed()
+  for _, seq in ipairs(redis.call('HKEYS', KEYS[3])) do
     if tonumber(seq) > sealedThrough then return true end
   end
   return false
 end
-if pending() then
+if oldest ~= '' or landed() then
   redis.call('SET', KEYS[9], '1', 'PX', ARGV[2])
-  return 1
+  return {1, oldest}
 end
 redis.call('DEL', KEYS[9])
-return 0
+return {0, oldest}
