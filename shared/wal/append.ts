@@ -67,8 +67,8 @@ async function append(
 /** The rows of each shard; a batch whose rows all go to one shard is passed on as it is. */
 function routeByShard(table: TableDef, batches: RecordBatch[]): Map<number, RecordBatch> {
   // One shard takes every row: no key needs encoding to know where it goes.
-  const [only] = batches;
-  if (table.shards === 1 && batches.length === 1 && only!.numRows > 0) return new Map([[0, only!]]);
+  const only = batches.length === 1 ? batches[0]! : null;
+  if (table.shards === 1 && only && only.numRows > 0) return new Map([[0, only]]);
   const codec = keyCodecFor(table.schema);
   const shards = batches.flatMap((b) => codec.encodeRows(b)).map((key) => shardOf(key, table.shards));
   const rowsOf = new Map<number, number[]>();
