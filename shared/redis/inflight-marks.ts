@@ -18,17 +18,6 @@ export class InflightMarks {
     return shardKeys(this.prefix, table, shard).inflight;
   }
 
-  /** In-flight seqs above `seq` with their allocation times (ms). */
-  async after(table: string, shard: number, seq: number): Promise<Map<number, number>> {
-    const flat = await this.redis.zrange(this.key(table, shard), 0, -1, 'WITHSCORES');
-    const since = new Map<number, number>();
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const member = Number(flat[i]);
-      if (member > seq) since.set(member, Number(flat[i + 1]));
-    }
-    return since;
-  }
-
   /** Allocation times of the in-flight seqs among `seqs`; absent = not in flight (or forgotten). */
   async since(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
     if (seqs.length === 0) return new Map();
