@@ -87,6 +87,8 @@ export const ConfigSchema = z.object({
       maxPutsInFlight: int(1).default(4),
       /** With a put already in flight, a further one starts only once this much is waiting. */
       pipelineMinBytes: int(1).default(4 * 1024 * 1024),
+      /** …or once the oldest waiting write has waited this long behind the running puts. */
+      pipelineWaitMs: int(0).default(2),
       groupCommitMaxBytes: int(1).default(8 * 1024 * 1024),
       groupCommitMaxRows: int(1).default(100_000),
       /** A writer gives up on its WAL put after this long. */
@@ -195,6 +197,7 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_WAL_GROUP_COMMIT', 'wal.groupCommit'],
   ['SLUICE_WAL_MAX_PUTS_IN_FLIGHT', 'wal.maxPutsInFlight'],
   ['SLUICE_WAL_PIPELINE_MIN_BYTES', 'wal.pipelineMinBytes'],
+  ['SLUICE_WAL_PIPELINE_WAIT_MS', 'wal.pipelineWaitMs'],
   ['SLUICE_WAL_GROUP_COMMIT_MAX_BYTES', 'wal.groupCommitMaxBytes'],
   ['SLUICE_WAL_GROUP_COMMIT_MAX_ROWS', 'wal.groupCommitMaxRows'],
   ['SLUICE_WAL_PUT_TIMEOUT_MS', 'wal.putTimeoutMs'],

@@ -3,9 +3,11 @@
  * in the store. With group commit on, the writes to one shard that arrive while its puts
  * are busy share the next entry, one seq and one put; a write to an idle shard starts its
  * put at once, so no write ever waits for a window. Several puts of one shard may be in
- * flight (`maxPutsInFlight`) once enough is waiting for another (`pipelineMinBytes`), so
- * many writers keep a slow store busy instead of queueing behind one put. Every caller of
- * a group is acked when its put lands, or gets its error.
+ * flight (`maxPutsInFlight`): a waiting group gets a put of its own once enough waits for
+ * one (`pipelineMinBytes`) or once it has waited `pipelineWaitMs` behind the running puts,
+ * so many writers keep a slow store busy instead of queueing behind one put, while puts
+ * that land quickly still carry everything that arrived meanwhile. Every caller of a group
+ * is acked when its put lands, or gets its error.
  *
  * One Redis round trip is on the ack path: the allocation, which also carries the
  * completions of the shard's earlier entries and tells whether this write is the first
@@ -50,6 +52,8 @@ interface Lane {
   groups: WriteGroups;
   pumpQueued: boolean;
   putsInFlight: number;
+  /** Starts the oldest waiting group once it has waited `pipelineWaitMs`. */
+  pipelineTimer: NodeJS.Timeout | null;
   /** Entries that landed and are not yet counted in Redis. */
   completions: Completion[];
   sealWanted: boolean;
@@ -119,6 +123,7 @@ export class WalWriter {
       groups: new WriteGroups({ maxBytes: groupCommitMaxBytes, maxRows: groupCommitMaxRows }),
       pumpQueued: false,
       putsInFlight: 0,
+      pipelineTimer: null,
       completions: [],
       sealWanted: false,
       unsealedBytes: 0,
@@ -144,7 +149,8 @@ export class WalWriter {
   /** Starts a put for each waiting group the pipeline has room for. */
   private pump(lane: Lane): void {
     lane.pumpQueued = false;
-    while (lane.groups.length > 0 && this.mayStartPut(lane)) {
+    const now = performance.now();
+    while (lane.groups.length > 0 && this.mayStartPut(lane, now)) {
       const group = lane.groups.take()!;
       lane.putsInFlight++;
       this.commitGroup(lane, group).finally(() => {
@@ -153,14 +159,30 @@ export class WalWriter {
         this.forgetIfIdle(lane);
       });
     }
+    this.armPipelineTimer(lane, now);
   }
 
-  private mayStartPut(lane: Lane): boolean {
-    const { maxPutsInFlight, pipelineMinBytes } = this.deps.config.wal;
+  private mayStartPut(lane: Lane, now: number): boolean {
+    const { maxPutsInFlight, pipelineMinBytes, pipelineWaitMs } = this.deps.config.wal;
     if (lane.putsInFlight === 0) return true;
     if (lane.putsInFlight >= maxPutsInFlight) return false;
     // A full group has a successor behind it: it cannot grow, so holding it back gains nothing.
-    return lane.groups.length > 1 || lane.groups.headBytes >= pipelineMinBytes;
+    if (lane.groups.length > 1) return true;
+    const head = lane.groups.head!;
+    return head.bytes >= pipelineMinBytes || now - head.openedAt >= pipelineWaitMs;
+  }
+
+  /** While a group waits with room in the pipeline, pumps again when it has waited long enough. */
+  private armPipelineTimer(lane: Lane, now: number): void {
+    if (lane.pipelineTimer) clearTimeout(lane.pipelineTimer);
+    lane.pipelineTimer = null;
+    const head = lane.groups.head;
+    if (!head || lane.putsInFlight >= this.deps.config.wal.maxPutsInFlight) return;
+    const delayMs = Math.max(0, head.openedAt + this.deps.config.wal.pipelineWaitMs - now);
+    lane.pipelineTimer = setTimeout(() => {
+      lane.pipelineTimer = null;
+      this.pump(lane);
+    }, delayMs);
   }
 
   private async commitGroup(lane: Lane, group: WriteGroup): Promise<void> {

@@ -16,6 +16,8 @@ export interface WriteGroup {
   rows: number;
   bytes: number;
   waiters: Waiter[];
+  /** `performance.now()` when its first write joined: how long its writers have waited. */
+  openedAt: number;
 }
 
 export interface GroupLimits {
@@ -32,9 +34,9 @@ export class WriteGroups {
     return this.groups.length;
   }
 
-  /** Bytes of the oldest group, the one the next put would take. */
-  get headBytes(): number {
-    return this.groups[0]?.bytes ?? 0;
+  /** The oldest group, the one the next put would take. */
+  get head(): WriteGroup | undefined {
+    return this.groups[0];
   }
 
   add(batch: RecordBatch, waiter: Waiter): void {
@@ -51,7 +53,7 @@ export class WriteGroups {
   }
 
   private open(): WriteGroup {
-    const group: WriteGroup = { batches: [], rows: 0, bytes: 0, waiters: [] };
+    const group: WriteGroup = { batches: [], rows: 0, bytes: 0, waiters: [], openedAt: performance.now() };
     this.groups.push(group);
     return group;
   }
