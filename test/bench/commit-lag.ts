@@ -4,7 +4,8 @@
  * its reads are not counted as the pipeline's) and a sample is committed once the WAL
  * cursor of every shard it wrote has passed its seq. The lag includes the table's
  * `sealDelayMs`. Settling also waits until every acked entry is in L0, so the store
- * requests counted up to then are the whole write, seal and flush of the acked rows.
+ * requests counted up to then are the whole write, seal and flush of the acked rows, and
+ * tells when that was: the end of the rows' way through the pipeline.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ShardAck } from '../../shared/wal/append.ts';
@@ -12,7 +13,8 @@ import { percentile, round } from './write-drive.ts';
 
 const LAG_POLL_MS = 25;
 const LAG_SAMPLE_EVERY_MS = 1;
-const LAG_SETTLE_MS = 30_000;
+/** Long enough for a flush that fell behind through a whole 10 s case to catch up. */
+const LAG_SETTLE_MS = 120_000;
 
 interface LagSample {
   ackAt: number;
@@ -28,6 +30,7 @@ export class CommitLag {
   private readonly acked = new Map<number, number>();
   private readonly cursors = new Map<number, number>();
   private lastSampleAt = Number.NEGATIVE_INFINITY;
+  private caughtUpAt: number | null = null;
   private running = true;
   private readonly polling: Promise<void>;
 
@@ -56,6 +59,8 @@ export class CommitLag {
     l0LagSamples: number;
     l0LagUnresolved: number;
     everyAckCommitted: boolean;
+    /** `performance.now()` when every acked entry was first seen in L0; null if never. */
+    caughtUpAt: number | null;
   }> {
     const deadline = performance.now() + LAG_SETTLE_MS;
     while (!this.allCommitted() && performance.now() < deadline) {
@@ -64,6 +69,7 @@ export class CommitLag {
     this.running = false;
     await this.polling;
     const everyAckCommitted = this.allCommitted();
+    if (everyAckCommitted) this.caughtUpAt ??= performance.now();
     const lags = this.samples
       .filter((s) => s.committedAt !== null)
       .map((s) => s.committedAt! - s.ackAt)
@@ -75,6 +81,7 @@ export class CommitLag {
       l0LagSamples: this.samples.length,
       l0LagUnresolved: this.samples.length - lags.length,
       everyAckCommitted,
+      caughtUpAt: everyAckCommitted ? this.caughtUpAt : null,
     };
   }
 
@@ -105,6 +112,8 @@ export class CommitLag {
         });
         this.waiting.set(shard, still);
       }
+      if (this.allCommitted()) this.caughtUpAt ??= performance.now();
+      else this.caughtUpAt = null;
     }
   }
 }
