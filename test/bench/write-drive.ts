@@ -6,7 +6,7 @@
  * rate, the loops are paced (open loop): write i starts no earlier than i / rate seconds
  * after the start, so a freshness case runs below the peak.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { isSluiceError } from '../../shared/errors.ts';
 
 export interface Drive {
@@ -56,6 +56,9 @@ export async function drive<T>(
         const due = start + (index * 1000) / options.writesPerSecond;
         if (due > performance.now()) await sleep(due - performance.now());
       }
+      // Each write starts in a turn of its own, as a request off the network would: writers
+      // acked together do not all run their next write in one synchronous burst.
+      await nextTurn();
       const t0 = performance.now();
       for (;;) {
         try {
