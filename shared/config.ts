@@ -85,9 +85,9 @@ export const ConfigSchema = z.object({
       groupCommit: z.boolean().default(true),
       /** WAL puts of one shard in flight at once in this process (group commit on). */
       maxPutsInFlight: int(1).default(4),
-      /** With a put already in flight, a further one starts only once this much is waiting. */
+      /** With a put already in flight, a further one starts at once when this much is waiting. */
       pipelineMinBytes: int(1).default(4 * 1024 * 1024),
-      /** …or once the oldest waiting write has waited this long behind the running puts. */
+      /** The longest a waiting group waits for a running put to end, past gathering this long itself. */
       pipelineWaitMs: int(0).default(2),
       groupCommitMaxBytes: int(1).default(8 * 1024 * 1024),
       groupCommitMaxRows: int(1).default(100_000),

@@ -3,11 +3,11 @@
  * in the store. With group commit on, the writes to one shard that arrive while its puts
  * are busy share the next entry, one seq and one put; a write to an idle shard starts its
  * put at once, so no write ever waits for a window. Several puts of one shard may be in
- * flight (`maxPutsInFlight`): a waiting group gets a put of its own once enough waits for
- * one (`pipelineMinBytes`) or once it has waited `pipelineWaitMs` behind the running puts,
- * so many writers keep a slow store busy instead of queueing behind one put, while puts
- * that land quickly still carry everything that arrived meanwhile. Every caller of a group
- * is acked when its put lands, or gets its error.
+ * flight (`maxPutsInFlight`): a waiting group gets a put of its own when waiting for the
+ * running one would cost its writers more than `pipelineWaitMs` (`PutPipeline`), so many
+ * writers keep a slow store busy instead of queueing behind one put, while on a fast store
+ * a put still carries everything that arrived meanwhile. Every caller of a group is acked
+ * when its put lands, or gets its error.
  *
  * One Redis round trip is on the ack path: the allocation, which also carries the
  * completions of the shard's earlier entries and tells whether this write is the first
@@ -30,6 +30,7 @@ import type { TableDef } from '../table/table-def.ts';
 import { notFound, type TableDrops } from '../table/table-drops.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import type { ManifestReader } from './manifest-reader.ts';
+import { PutPipeline } from './put-pipeline.ts';
 import { syncShard } from './shard-sync.ts';
 import { decodeWalEntry, encodeWalEntry } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
@@ -51,8 +52,8 @@ interface Lane {
   shard: number;
   groups: WriteGroups;
   pumpQueued: boolean;
-  putsInFlight: number;
-  /** Starts the oldest waiting group once it has waited `pipelineWaitMs`. */
+  pipeline: PutPipeline;
+  /** Asks the pipeline again about the oldest waiting group. */
   pipelineTimer: NodeJS.Timeout | null;
   /** Entries that landed and are not yet counted in Redis. */
   completions: Completion[];
@@ -116,13 +117,14 @@ export class WalWriter {
       known.table = table;
       return known;
     }
-    const { groupCommitMaxBytes, groupCommitMaxRows } = this.deps.config.wal;
+    const { groupCommitMaxBytes, groupCommitMaxRows, maxPutsInFlight, pipelineMinBytes, pipelineWaitMs } =
+      this.deps.config.wal;
     const lane: Lane = {
       table,
       shard,
       groups: new WriteGroups({ maxBytes: groupCommitMaxBytes, maxRows: groupCommitMaxRows }),
       pumpQueued: false,
-      putsInFlight: 0,
+      pipeline: new PutPipeline({ maxPutsInFlight, pipelineMinBytes, pipelineWaitMs }),
       pipelineTimer: null,
       completions: [],
       sealWanted: false,
@@ -137,52 +139,35 @@ export class WalWriter {
 
   /** Without group commit: one entry per write, its put counted in flight as a group's is. */
   private async writeAlone(lane: Lane, batch: RecordBatch): Promise<number> {
-    lane.putsInFlight++;
+    const put = lane.pipeline.begin(performance.now());
     try {
       return await this.writeEntry(lane, [batch]);
     } finally {
-      lane.putsInFlight--;
+      lane.pipeline.end(put, performance.now());
       this.forgetIfIdle(lane);
     }
   }
 
-  /** Starts a put for each waiting group the pipeline has room for. */
+  /** Starts a put for each waiting group the pipeline lets go (`PutPipeline`). */
   private pump(lane: Lane): void {
     lane.pumpQueued = false;
+    if (lane.pipelineTimer) clearTimeout(lane.pipelineTimer);
+    lane.pipelineTimer = null;
     const now = performance.now();
-    while (lane.groups.length > 0 && this.mayStartPut(lane, now)) {
-      const group = lane.groups.take()!;
-      lane.putsInFlight++;
-      this.commitGroup(lane, group).finally(() => {
-        lane.putsInFlight--;
+    for (let head = lane.groups.head; head; head = lane.groups.head) {
+      const decision = lane.pipeline.decide(head, lane.groups.length, now);
+      if (decision.kind === 'askAgain') {
+        lane.pipelineTimer = setTimeout(() => this.pump(lane), decision.ms);
+      }
+      if (decision.kind !== 'start') return;
+      lane.groups.take();
+      const put = lane.pipeline.begin(now);
+      this.commitGroup(lane, head).finally(() => {
+        lane.pipeline.end(put, performance.now());
         this.pump(lane);
         this.forgetIfIdle(lane);
       });
     }
-    this.armPipelineTimer(lane, now);
-  }
-
-  private mayStartPut(lane: Lane, now: number): boolean {
-    const { maxPutsInFlight, pipelineMinBytes, pipelineWaitMs } = this.deps.config.wal;
-    if (lane.putsInFlight === 0) return true;
-    if (lane.putsInFlight >= maxPutsInFlight) return false;
-    // A full group has a successor behind it: it cannot grow, so holding it back gains nothing.
-    if (lane.groups.length > 1) return true;
-    const head = lane.groups.head!;
-    return head.bytes >= pipelineMinBytes || now - head.openedAt >= pipelineWaitMs;
-  }
-
-  /** While a group waits with room in the pipeline, pumps again when it has waited long enough. */
-  private armPipelineTimer(lane: Lane, now: number): void {
-    if (lane.pipelineTimer) clearTimeout(lane.pipelineTimer);
-    lane.pipelineTimer = null;
-    const head = lane.groups.head;
-    if (!head || lane.putsInFlight >= this.deps.config.wal.maxPutsInFlight) return;
-    const delayMs = Math.max(0, head.openedAt + this.deps.config.wal.pipelineWaitMs - now);
-    lane.pipelineTimer = setTimeout(() => {
-      lane.pipelineTimer = null;
-      this.pump(lane);
-    }, delayMs);
   }
 
   private async commitGroup(lane: Lane, group: WriteGroup): Promise<void> {
@@ -468,7 +453,7 @@ export class WalWriter {
   private forgetIfIdle(lane: Lane): void {
     const idle =
       lane.groups.length === 0 &&
-      lane.putsInFlight === 0 &&
+      lane.pipeline.inFlight === 0 &&
       lane.completions.length === 0 &&
       !lane.sealWanted &&
       lane.background === null &&
