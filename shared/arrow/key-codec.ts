@@ -34,10 +34,29 @@ export interface KeyCodec {
   parse(input: unknown): KeyValue[];
   /** The encoded key of every row, read straight from the Arrow buffers. */
   encodeRows(rows: Table | RecordBatch): Uint8Array[];
+  /** The same keys of every row across `rows`, in order, packed into one buffer. */
+  encodeRowsPacked(rows: Table | RecordBatch | readonly RecordBatch[]): PackedKeys;
+}
+
+/**
+ * Encoded keys of consecutive rows in one buffer: key i is `bytes[offsets[i], offsets[i + 1])`,
+ * so a batch's keys cost two allocations, not one per row.
+ */
+export interface PackedKeys {
+  readonly count: number;
+  readonly bytes: Uint8Array;
+  readonly offsets: Int32Array;
+}
+
+/** Key i of `keys`, a view into the packed buffer. */
+export function keyAt(keys: PackedKeys, i: number): Uint8Array {
+  return keys.bytes.subarray(keys.offsets[i]!, keys.offsets[i + 1]!);
 }
 
 const SIGN = 0x80000000;
 const TWO_32 = 4_294_967_296;
+/** A first guess at the bytes of a key, so packing a batch's keys rarely grows its buffer. */
+const ROW_BYTES_GUESS = 16;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -47,8 +66,16 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 class KeyWriter {
-  private buf = new Uint8Array(256);
+  private buf: Uint8Array;
   private pos = 0;
+
+  constructor(capacity = 256) {
+    this.buf = new Uint8Array(capacity);
+  }
+
+  get length(): number {
+    return this.pos;
+  }
 
   private ensure(extra: number): void {
     if (this.pos + extra <= this.buf.length) return;
@@ -221,6 +248,30 @@ function columnWriter(column: KeyColumn, data: Data): RowWriter {
   throw new SluiceError('INTERNAL', `key column "${column.name}" has Arrow type ${type}, not ${column.kind}`);
 }
 
+function packRows(
+  columns: readonly KeyColumn[],
+  rows: Table | RecordBatch | readonly RecordBatch[],
+): PackedKeys {
+  const batches = rows instanceof Table ? rows.batches : Array.isArray(rows) ? rows : [rows];
+  const count = batches.reduce((sum, b) => sum + b.numRows, 0);
+  const packer = new KeyWriter(Math.max(count * ROW_BYTES_GUESS, 16));
+  const offsets = new Int32Array(count + 1);
+  let at = 0;
+  for (const batch of batches) {
+    const writers = columns.map((column) => {
+      const child = batch.getChild(column.name);
+      const data = child?.data[0];
+      if (!data) throw new SluiceError('INTERNAL', `rows have no key column "${column.name}"`);
+      return columnWriter(column, data);
+    });
+    for (let row = 0; row < batch.numRows; row++) {
+      for (const write of writers) write(packer, row);
+      offsets[++at] = packer.length;
+    }
+  }
+  return { count, bytes: packer.take(), offsets };
+}
+
 export function keyCodecFor(schema: TableSchema): KeyCodec {
   const columns = keyColumns(schema);
   const writer = new KeyWriter();
@@ -248,21 +299,9 @@ export function keyCodecFor(schema: TableSchema): KeyCodec {
     decode: (bytes) => decodeKey(columns, bytes),
     parse: (input) => parseKey(columns, input),
     encodeRows(rows) {
-      const out: Uint8Array[] = [];
-      const batches = rows instanceof Table ? rows.batches : [rows];
-      for (const batch of batches) {
-        const writers = columns.map((column) => {
-          const child = batch.getChild(column.name);
-          const data = child?.data[0];
-          if (!data) throw new SluiceError('INTERNAL', `rows have no key column "${column.name}"`);
-          return columnWriter(column, data);
-        });
-        for (let row = 0; row < batch.numRows; row++) {
-          for (const write of writers) write(writer, row);
-          out.push(writer.take());
-        }
-      }
-      return out;
+      const packed = packRows(columns, rows);
+      return Array.from({ length: packed.count }, (_, i) => keyAt(packed, i));
     },
+    encodeRowsPacked: (rows) => packRows(columns, rows),
   };
 }

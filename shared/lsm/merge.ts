@@ -7,7 +7,7 @@
  * meanwhile, and only the manifest commit is a compare-and-swap.
  */
 import { type RecordBatch, Table, tableFromIPC } from 'apache-arrow';
-import { keyCodecFor } from '../arrow/key-codec.ts';
+import { keyAt, keyCodecFor } from '../arrow/key-codec.ts';
 import { toArrowSchema } from '../arrow/schema.ts';
 import { selectColumns } from '../arrow/select-columns.ts';
 import { takeRows } from '../arrow/take.ts';
@@ -20,7 +20,8 @@ import { OP_DELETE, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
 import { commitMerge, type MergedRange } from './base-transitions.ts';
-import { lastWritePerKey, opsOf } from './run-file.ts';
+import { lastWritePerKey } from './last-write-per-key.ts';
+import { opsOf } from './run-file.ts';
 import {
   type CommittedGeneration,
   committedAbove,
@@ -179,7 +180,7 @@ export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
   const codec = keyCodecFor(table.schema);
   const wal = walSchema(table.schema);
   const batches: RecordBatch[] = inputs.flatMap((t) => t.batches).map((b) => selectColumns(wal, b));
-  const keys = batches.flatMap((batch) => codec.encodeRows(batch));
+  const keys = codec.encodeRowsPacked(batches);
   const ops = opsOf(batches);
   const newest = lastWritePerKey(keys);
   const kept = newest.filter((i) => ops[i] !== OP_DELETE);
@@ -189,7 +190,7 @@ export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
       kept.length > 0 ? new Table([selectColumns(schema, takeRows(batches, kept))]) : new Table(schema),
     deletes: Array.from(
       newest.filter((i) => ops[i] === OP_DELETE),
-      (i) => codec.decode(keys[i]!),
+      (i) => codec.decode(keyAt(keys, i)),
     ),
   };
 }

@@ -5,11 +5,11 @@
  * function of the input rows, so a retried flush rewrites the same artifact (I13).
  */
 import { Binary, Field, makeData, RecordBatch, Schema, Struct, Table, tableToIPC } from 'apache-arrow';
-import type { KeyCodec } from '../arrow/key-codec.ts';
-import { compareBytes } from '../arrow/key-codec.ts';
+import { type KeyCodec, keyAt, type PackedKeys } from '../arrow/key-codec.ts';
 import { selectColumns } from '../arrow/select-columns.ts';
 import { takeRows } from '../arrow/take.ts';
 import { OP_COLUMN, OP_DELETE } from '../wal/wal-entry.ts';
+import { lastWritePerKey } from './last-write-per-key.ts';
 
 export const KEY_COLUMN = '_sluice_key';
 
@@ -30,7 +30,7 @@ export function buildRunFile(codec: KeyCodec, walSchema: Schema, input: Array<Ta
   const batches = input
     .flatMap((t) => ('batches' in t ? t.batches : [t]))
     .map((b) => selectColumns(walSchema, b));
-  const keys = batches.flatMap((batch) => codec.encodeRows(batch));
+  const keys = codec.encodeRowsPacked(batches);
   const ops = opsOf(batches);
   const order = lastWritePerKey(keys);
   const schema = runSchema(walSchema);
@@ -43,14 +43,13 @@ export function buildRunFile(codec: KeyCodec, walSchema: Schema, input: Array<Ta
       maxKey: null,
     };
   }
-  const sortedKeys = Array.from(order, (i) => keys[i]!);
-  const withKey = appendKeyColumn(schema, takeRows(batches, order), sortedKeys);
+  const withKey = appendKeyColumn(schema, takeRows(batches, order), keys, order);
   return {
     body: tableToIPC(new Table([withKey]), 'file'),
     rows: withKey.numRows,
     tombstones: order.reduce((sum, i) => sum + (ops[i] === OP_DELETE ? 1 : 0), 0),
-    minKey: sortedKeys[0]!,
-    maxKey: sortedKeys.at(-1)!,
+    minKey: keyAt(keys, order[0]!).slice(),
+    maxKey: keyAt(keys, order.at(-1)!).slice(),
   };
 }
 
@@ -71,80 +70,28 @@ export function runSchema(walSchema: Schema): Schema {
   return new Schema([...walSchema.fields, new Field(KEY_COLUMN, new Binary(), false)], walSchema.metadata);
 }
 
-/** Row positions sorted by key; of equal keys only the latest position (the newest write) is kept. */
-export function lastWritePerKey(keys: Uint8Array[]): Int32Array {
-  const compare = keyComparator(keys);
-  const positions = Int32Array.from(keys.keys());
-  positions.sort((a, b) => compare(a, b) || a - b);
-  const kept: number[] = [];
-  for (let i = 0; i < positions.length; i++) {
-    const here = positions[i]!;
-    const next = positions[i + 1];
-    if (next === undefined || compare(here, next) !== 0) kept.push(here);
+function appendKeyColumn(
+  schema: Schema,
+  batch: RecordBatch,
+  keys: PackedKeys,
+  order: Int32Array,
+): RecordBatch {
+  const { bytes: from, offsets: at } = keys;
+  const offsets = new Int32Array(order.length + 1);
+  for (let i = 0; i < order.length; i++) {
+    const key = order[i]!;
+    offsets[i + 1] = offsets[i]! + at[key + 1]! - at[key]!;
   }
-  return Int32Array.from(kept);
-}
-
-/**
- * Compares keys by position, in `compareBytes` order. Eight bytes of every key are read
- * ahead as two big-endian words, from where the keys first differ, so most comparisons end
- * on two numbers. A key too short for them is padded with zero bytes, which can make two
- * words equal but never reverses an order; of two keys equal in their words, the shorter
- * is the smaller when neither goes on past the words, and else their bytes decide.
- */
-function keyComparator(keys: readonly Uint8Array[]): (a: number, b: number) => number {
-  const from = sharedPrefixLength(keys);
-  const covered = from + 8;
-  const high = new Uint32Array(keys.length);
-  const low = new Uint32Array(keys.length);
-  const lengths = new Int32Array(keys.length);
-  keys.forEach((key, i) => {
-    high[i] = wordAt(key, from);
-    low[i] = wordAt(key, from + 4);
-    lengths[i] = key.length;
-  });
-  return (a, b) => {
-    const order = high[a]! - high[b]! || low[a]! - low[b]!;
-    if (order !== 0) return order;
-    const [lengthA, lengthB] = [lengths[a]!, lengths[b]!];
-    if (lengthA <= covered && lengthB <= covered) return lengthA - lengthB;
-    return compareBytes(keys[a]!, keys[b]!);
-  };
-}
-
-function wordAt(key: Uint8Array, at: number): number {
-  let word = 0;
-  for (let i = at; i < at + 4; i++) word = word * 256 + (key[i] ?? 0);
-  return word;
-}
-
-function sharedPrefixLength(keys: readonly Uint8Array[]): number {
-  const first = keys[0];
-  if (!first) return 0;
-  let shared = first.length;
-  for (const key of keys) {
-    let i = 0;
-    while (i < shared && i < key.length && key[i] === first[i]) i++;
-    shared = i;
-    if (shared === 0) break;
+  const bytes = new Uint8Array(offsets[order.length]!);
+  for (let i = 0; i < order.length; i++) {
+    const start = at[order[i]!]!;
+    const to = offsets[i]!;
+    const length = offsets[i + 1]! - to;
+    for (let j = 0; j < length; j++) bytes[to + j] = from[start + j]!;
   }
-  return shared;
-}
-
-function appendKeyColumn(schema: Schema, batch: RecordBatch, keys: Uint8Array[]): RecordBatch {
-  const offsets = new Int32Array(keys.length + 1);
-  let size = 0;
-  keys.forEach((key, i) => {
-    size += key.length;
-    offsets[i + 1] = size;
-  });
-  const bytes = new Uint8Array(size);
-  keys.forEach((key, i) => {
-    bytes.set(key, offsets[i]!);
-  });
   const keyData = makeData({
     type: new Binary(),
-    length: keys.length,
+    length: order.length,
     nullCount: 0,
     valueOffsets: offsets,
     data: bytes,
@@ -153,7 +100,7 @@ function appendKeyColumn(schema: Schema, batch: RecordBatch, keys: Uint8Array[])
     schema,
     makeData({
       type: new Struct(schema.fields),
-      length: keys.length,
+      length: order.length,
       nullCount: 0,
       children: [...batch.data.children, keyData],
     }),

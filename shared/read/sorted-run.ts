@@ -4,8 +4,9 @@
  * first, so the first run that has a key holds its newest value.
  */
 import type { RecordBatch, Table } from 'apache-arrow';
-import { compareBytes, type KeyCodec } from '../arrow/key-codec.ts';
-import { KEY_COLUMN, lastWritePerKey, opsOf } from '../lsm/run-file.ts';
+import { compareBytes, type KeyCodec, keyAt } from '../arrow/key-codec.ts';
+import { lastWritePerKey } from '../lsm/last-write-per-key.ts';
+import { KEY_COLUMN, opsOf } from '../lsm/run-file.ts';
 import { OP_DELETE } from '../wal/wal-entry.ts';
 
 export interface SortedRun {
@@ -38,13 +39,13 @@ export function find(run: SortedRun, key: Uint8Array): number | null {
 /** A WAL entry's rows as a run: sorted and reduced to the last write per key. */
 export function walRun(codec: KeyCodec, table: Table): SortedRun {
   const batches = table.batches;
-  const keys = batches.flatMap((b) => codec.encodeRows(b));
+  const keys = codec.encodeRowsPacked(batches);
   const order = lastWritePerKey(keys);
   const ops = opsOf(batches);
   return {
     size: order.length,
     batches,
-    key: (i) => keys[order[i]!]!,
+    key: (i) => keyAt(keys, order[i]!),
     isDelete: (i) => ops[order[i]!] === OP_DELETE,
     position: (i) => order[i]!,
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jsonRowsToTable } from '../../../shared/arrow/json-rows.ts';
-import { compareBytes, type KeyValue, keyCodecFor } from '../../../shared/arrow/key-codec.ts';
+import { compareBytes, type KeyValue, keyAt, keyCodecFor } from '../../../shared/arrow/key-codec.ts';
 import { parseTableSchema } from '../../../shared/arrow/schema.ts';
 import { isSluiceError } from '../../../shared/errors.ts';
 import { seededRandom } from '../../support/random.ts';
@@ -120,6 +120,17 @@ describe('key codec: order-preserving primary-key bytes', () => {
     const expected = rows.map((r) => codec.encode([r.tenant, r.day, BigInt(r.seq), r.note]));
     expect(codec.encodeRows(table)).toEqual(expected);
     expect(codec.encodeRows(table.batches[0]!.slice(10, 15))).toEqual(expected.slice(10, 15));
+  });
+
+  it('packs the keys of several batches into one buffer, in row order', () => {
+    const rows = Array.from({ length: 20 }, (_, i) => ({ tenant: `t${i % 4}`, day: i, seq: -i, note: 'n' }));
+    const batch = jsonRowsToTable(composite, rows).batches[0]!;
+    const parts = [batch.slice(0, 7), batch.slice(7, 7), batch.slice(7, 20)];
+    const packed = codec.encodeRowsPacked(parts);
+    const expected = rows.map((r) => codec.encode([r.tenant, r.day, BigInt(r.seq), r.note]));
+    expect(packed.count).toBe(20);
+    expect(Array.from({ length: 20 }, (_, i) => keyAt(packed, i))).toEqual(expected);
+    expect(packed.bytes.length).toBe(expected.reduce((sum, key) => sum + key.length, 0));
   });
 
   it('refuses malformed encoded keys as DATA_CORRUPT', () => {

@@ -1,7 +1,7 @@
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { keyCodecFor } from '../../../shared/arrow/key-codec.ts';
-import { buildRunFile, KEY_COLUMN, lastWritePerKey } from '../../../shared/lsm/run-file.ts';
+import { buildRunFile, KEY_COLUMN } from '../../../shared/lsm/run-file.ts';
 import { OP_COLUMN, OP_DELETE, OP_UPSERT, walSchema } from '../../../shared/wal/wal-entry.ts';
 import { deletes, kvSchema, upserts } from '../../support/wal-rows.ts';
 
@@ -9,36 +9,6 @@ const codec = keyCodecFor(kvSchema);
 const schema = walSchema(kvSchema);
 
 describe('run files (L0)', () => {
-  it('keeps the last position of each key, in key order', () => {
-    const key = (n: number) => Uint8Array.of(n);
-    expect(Array.from(lastWritePerKey([key(2), key(1), key(2), key(3), key(1)]))).toEqual([4, 2, 3]);
-    expect(Array.from(lastWritePerKey([]))).toEqual([]);
-  });
-
-  it('orders keys exactly as comparing their bytes, whatever prefix, length or zero bytes they share', () => {
-    let seed = 12;
-    const random = (n: number) => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed % n;
-    };
-    // Few byte values and a long shared prefix: many keys tie on the words read ahead.
-    const prefix = [7, 7, 7, 0];
-    for (let round = 0; round < 50; round++) {
-      const keys = Array.from({ length: 200 }, () =>
-        Uint8Array.from([
-          ...prefix.slice(0, random(5)),
-          ...Array.from({ length: random(14) }, () => random(3)),
-        ]),
-      );
-      const expected = keys
-        .map((key, position) => ({ key, position }))
-        .sort((a, b) => Buffer.compare(a.key, b.key) || a.position - b.position)
-        .filter((row, i, rows) => i === rows.length - 1 || Buffer.compare(row.key, rows[i + 1]!.key) !== 0)
-        .map((row) => row.position);
-      expect(Array.from(lastWritePerKey(keys))).toEqual(expected);
-    }
-  });
-
   it('sorts by key, keeps the newest write per key, and keeps a delete as a tombstone', () => {
     const run = buildRunFile(codec, schema, [
       upserts([
