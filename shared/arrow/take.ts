@@ -323,7 +323,7 @@ function words(view: ArrayBufferView | undefined, unit: 1 | 2 | 4 | 8): Words {
   }
 }
 
-/** Above this many words per row one `set` of a subarray beats an element loop. */
+/** From this many words on, one `set` of a subarray beats an element loop. */
 const BLOCK_COPY_WORDS = 64;
 
 /** What gatherWords needs of a typed array whose elements are T. */
@@ -333,6 +333,10 @@ interface WordArray<T> extends ArrayLike<T> {
   subarray(begin: number, end: number): ArrayLike<T>;
 }
 
+/**
+ * Output rows that read consecutive source rows read one range of words: sorted input
+ * gathers long such stretches, a shuffle stretches of one row.
+ */
 function gatherWords<T>(
   out: WordArray<T>,
   srcs: readonly WordArray<T>[],
@@ -340,32 +344,21 @@ function gatherWords<T>(
   plan: GatherPlan,
 ): void {
   const { rows, runBatch, runEnd } = plan;
-  let start = 0;
+  let i = 0;
   for (let k = 0; k < runBatch.length; k++) {
     const src = srcs[runBatch[k]!]!;
     const end = runEnd[k]!;
-    if (width === 1) {
-      for (let i = start; i < end; i++) out[i] = src[rows[i]!]!;
-    } else if (width === 2) {
-      for (let i = start; i < end; i++) {
-        const s = rows[i]! << 1;
-        const d = i << 1;
-        out[d] = src[s]!;
-        out[d + 1] = src[s + 1]!;
-      }
-    } else if (width < BLOCK_COPY_WORDS) {
-      for (let i = start; i < end; i++) {
-        const s = rows[i]! * width;
-        const d = i * width;
-        for (let j = 0; j < width; j++) out[d + j] = src[s + j]!;
-      }
-    } else {
-      for (let i = start; i < end; i++) {
-        const s = rows[i]! * width;
-        out.set(src.subarray(s, s + width), i * width);
-      }
+    while (i < end) {
+      const first = rows[i]!;
+      let next = i + 1;
+      while (next < end && rows[next] === first + (next - i)) next++;
+      const s = first * width;
+      const d = i * width;
+      const words = (next - i) * width;
+      if (words >= BLOCK_COPY_WORDS) out.set(src.subarray(s, s + words), d);
+      else for (let j = 0; j < words; j++) out[d + j] = src[s + j]!;
+      i = next;
     }
-    start = end;
   }
 }
 
@@ -426,7 +419,7 @@ function gatherValidity(
 }
 
 /** Below this many bytes a plain loop beats creating a subarray for `set`. */
-const BLOCK_COPY_BYTES = 32;
+const BLOCK_COPY_BYTES = 64;
 
 /** Utf8 and Binary: sizes first to allocate once, then copy runs of consecutive rows. */
 function gatherVariableWidth(

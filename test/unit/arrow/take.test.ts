@@ -525,6 +525,20 @@ describe('concatBatches', () => {
   });
 });
 
+const randomIndices = (rng: Rng, rows: number, n: number): number[] =>
+  Array.from({ length: n }, () => int(rng, 0, rows - 1));
+
+/** Stretches of consecutive rows, short and long, as sorted input gathers them. */
+function stretches(rng: Rng, rows: number, n: number): number[] {
+  const indices: number[] = [];
+  while (indices.length < n) {
+    const first = int(rng, 0, rows - 1);
+    const length = Math.min(int(rng, 1, rng() < 0.5 ? 4 : 200), rows - first, n - indices.length);
+    for (let i = 0; i < length; i++) indices.push(first + i);
+  }
+  return indices;
+}
+
 describe('takeRows: randomized against the naive reference', () => {
   const SEED = 0x51_1ce;
   it(`matches Arrow's per-row get() on random sources and indices (seed ${SEED})`, () => {
@@ -538,7 +552,7 @@ describe('takeRows: randomized against the naive reference', () => {
       const batches = Array.from({ length: int(rng, 1, 4) }, () =>
         batchFrom(
           schema,
-          randomColumns(rng, kinds, int(rng, 0, 40), (c) => nullRates[c]!),
+          randomColumns(rng, kinds, int(rng, 0, rng() < 0.2 ? 300 : 40), (c) => nullRates[c]!),
         ),
       );
       let source = new Table(batches);
@@ -546,8 +560,8 @@ describe('takeRows: randomized against the naive reference', () => {
         const begin = int(rng, 0, source.numRows - 1);
         source = source.slice(begin, int(rng, begin, source.numRows));
       }
-      const n = source.numRows === 0 ? 0 : int(rng, 0, 120);
-      const indices = Array.from({ length: n }, () => int(rng, 0, source.numRows - 1));
+      const n = source.numRows === 0 ? 0 : int(rng, 0, 240);
+      const indices = rng() < 0.5 ? randomIndices(rng, source.numRows, n) : stretches(rng, source.numRows, n);
       const result =
         rng() < 0.5 ? takeRows(source, indices) : takeRows(source.batches, Int32Array.from(indices));
       const context = `seed ${SEED} round ${round}`;
