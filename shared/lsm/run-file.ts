@@ -43,7 +43,7 @@ export function buildRunFile(codec: KeyCodec, walSchema: Schema, input: Array<Ta
       maxKey: null,
     };
   }
-  const withKey = appendKeyColumn(schema, takeRows(batches, order), keys, order);
+  const withKey = takeRows(withKeyColumn(schema, batches, keys), order);
   return {
     body: tableToIPC(new Table([withKey]), 'file'),
     rows: withKey.numRows,
@@ -70,39 +70,30 @@ export function runSchema(walSchema: Schema): Schema {
   return new Schema([...walSchema.fields, new Field(KEY_COLUMN, new Binary(), false)], walSchema.metadata);
 }
 
-function appendKeyColumn(
-  schema: Schema,
-  batch: RecordBatch,
-  keys: PackedKeys,
-  order: Int32Array,
-): RecordBatch {
-  const { bytes: from, offsets: at } = keys;
-  const offsets = new Int32Array(order.length + 1);
-  for (let i = 0; i < order.length; i++) {
-    const key = order[i]!;
-    offsets[i + 1] = offsets[i]! + at[key + 1]! - at[key]!;
-  }
-  const bytes = new Uint8Array(offsets[order.length]!);
-  for (let i = 0; i < order.length; i++) {
-    const start = at[order[i]!]!;
-    const to = offsets[i]!;
-    const length = offsets[i + 1]! - to;
-    for (let j = 0; j < length; j++) bytes[to + j] = from[start + j]!;
-  }
-  const keyData = makeData({
-    type: new Binary(),
-    length: order.length,
-    nullCount: 0,
-    valueOffsets: offsets,
-    data: bytes,
-  });
-  return new RecordBatch(
-    schema,
-    makeData({
-      type: new Struct(schema.fields),
-      length: order.length,
+/**
+ * The batches with their encoded keys as the last column, each a view into the packed
+ * keys: Binary offsets may start past zero, and nothing is copied until the rows are taken.
+ */
+function withKeyColumn(schema: Schema, batches: readonly RecordBatch[], keys: PackedKeys): RecordBatch[] {
+  let first = 0;
+  return batches.map((batch) => {
+    const length = batch.numRows;
+    const keyData = makeData({
+      type: new Binary(),
+      length,
       nullCount: 0,
-      children: [...batch.data.children, keyData],
-    }),
-  );
+      valueOffsets: keys.offsets.subarray(first, first + length + 1),
+      data: keys.bytes,
+    });
+    first += length;
+    return new RecordBatch(
+      schema,
+      makeData({
+        type: new Struct(schema.fields),
+        length,
+        nullCount: 0,
+        children: [...batch.data.children, keyData],
+      }),
+    );
+  });
 }
