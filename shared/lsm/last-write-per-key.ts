@@ -69,18 +69,27 @@ function sortByParts(n: number, high: Uint32Array, low: Uint32Array, had: Uint8A
     [high, 16],
   ];
   for (const [words, shift] of digits) {
+    if (((bitsThatVary(words) >>> shift) & 0xffff) === 0) continue;
     for (let i = 0; i < n; i++) digit[i] = (words[i]! >>> shift) & 0xffff;
-    if (countingPass(order, spare, digit, counts)) [order, spare] = [spare, order];
+    countingPass(order, spare, digit, counts);
+    [order, spare] = [spare, order];
   }
   return order;
 }
 
-/** Scatters `src` into `dst` by `digit` (indexed by position); false, and `dst` untouched, if all share one digit. */
-function countingPass(src: Int32Array, dst: Int32Array, digit: Uint16Array, counts: Uint32Array): boolean {
+/** The bits in which some word differs from the first. */
+function bitsThatVary(words: Uint32Array | Uint8Array): number {
+  const first = words[0] ?? 0;
+  let varying = 0;
+  for (let i = 0; i < words.length; i++) varying |= words[i]! ^ first;
+  return varying;
+}
+
+/** Scatters `src` into `dst` by `digit` (indexed by position), keeping the order of equal digits. */
+function countingPass(src: Int32Array, dst: Int32Array, digit: Uint16Array, counts: Uint32Array): void {
   const n = src.length;
   counts.fill(0);
   for (let i = 0; i < n; i++) counts[digit[i]!]!++;
-  if (n === 0 || counts[digit[0]!] === n) return false;
   let sum = 0;
   for (let d = 0; d < counts.length; d++) {
     const c = counts[d]!;
@@ -91,7 +100,6 @@ function countingPass(src: Int32Array, dst: Int32Array, digit: Uint16Array, coun
     const position = src[i]!;
     dst[counts[digit[position]!]!++] = position;
   }
-  return true;
 }
 
 /** Whether the keys at `order[from, to)` are one key: the common tie, a key written again. */
