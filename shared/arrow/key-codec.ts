@@ -55,8 +55,6 @@ export function keyAt(keys: PackedKeys, i: number): Uint8Array {
 
 const SIGN = 0x80000000;
 const TWO_32 = 4_294_967_296;
-/** A first guess at the bytes of a key, so packing a batch's keys rarely grows its buffer. */
-const ROW_BYTES_GUESS = 16;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -65,17 +63,40 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return Buffer.compare(a, b);
 }
 
+/** Writes `word` big-endian at `pos`; returns the position after it. */
+function putWord(buf: Uint8Array, pos: number, word: number): number {
+  buf[pos] = word >>> 24;
+  buf[pos + 1] = (word >>> 16) & 0xff;
+  buf[pos + 2] = (word >>> 8) & 0xff;
+  buf[pos + 3] = word & 0xff;
+  return pos + 4;
+}
+
+function putInt32(buf: Uint8Array, pos: number, value: number): number {
+  return putWord(buf, pos, (value ^ SIGN) >>> 0);
+}
+
+/** `hi` is the signed upper half, `lo` the unsigned lower half of a two's-complement int64. */
+function putInt64Halves(buf: Uint8Array, pos: number, hi: number, lo: number): number {
+  return putWord(buf, putWord(buf, pos, (hi ^ SIGN) >>> 0), lo >>> 0);
+}
+
+/** Writes the utf8 form of `bytes[start, end)` (escaped, terminated) at `pos`; returns the position after it. */
+function putUtf8(buf: Uint8Array, pos: number, bytes: Uint8Array, start: number, end: number): number {
+  let at = pos;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    buf[at++] = byte;
+    if (byte === 0) buf[at++] = 0xff;
+  }
+  buf[at] = 0;
+  buf[at + 1] = 1;
+  return at + 2;
+}
+
 class KeyWriter {
-  private buf: Uint8Array;
+  private buf = new Uint8Array(256);
   private pos = 0;
-
-  constructor(capacity = 256) {
-    this.buf = new Uint8Array(capacity);
-  }
-
-  get length(): number {
-    return this.pos;
-  }
 
   private ensure(extra: number): void {
     if (this.pos + extra <= this.buf.length) return;
@@ -84,25 +105,14 @@ class KeyWriter {
     this.buf = grown;
   }
 
-  private u32(value: number): void {
-    const { buf, pos } = this;
-    buf[pos] = value >>> 24;
-    buf[pos + 1] = (value >>> 16) & 0xff;
-    buf[pos + 2] = (value >>> 8) & 0xff;
-    buf[pos + 3] = value & 0xff;
-    this.pos = pos + 4;
-  }
-
   int32(value: number): void {
     this.ensure(4);
-    this.u32((value ^ SIGN) >>> 0);
+    this.pos = putInt32(this.buf, this.pos, value);
   }
 
-  /** `hi` is the signed upper half, `lo` the unsigned lower half of a two's-complement int64. */
   int64Halves(hi: number, lo: number): void {
     this.ensure(8);
-    this.u32((hi ^ SIGN) >>> 0);
-    this.u32(lo >>> 0);
+    this.pos = putInt64Halves(this.buf, this.pos, hi, lo);
   }
 
   int64(value: number | bigint): void {
@@ -115,16 +125,7 @@ class KeyWriter {
 
   utf8(bytes: Uint8Array, start: number, end: number): void {
     this.ensure((end - start) * 2 + 2);
-    const { buf } = this;
-    let pos = this.pos;
-    for (let i = start; i < end; i++) {
-      const byte = bytes[i]!;
-      buf[pos++] = byte;
-      if (byte === 0) buf[pos++] = 0xff;
-    }
-    buf[pos++] = 0;
-    buf[pos++] = 1;
-    this.pos = pos;
+    this.pos = putUtf8(this.buf, this.pos, bytes, start, end);
   }
 
   take(): Uint8Array {
@@ -223,53 +224,99 @@ function parseKey(columns: readonly KeyColumn[], input: unknown): KeyValue[] {
   });
 }
 
-type RowWriter = (writer: KeyWriter, row: number) => void;
+/**
+ * One key column of one batch, encoded for all its rows at once, the rows of the batch
+ * being rows `at`… of the whole: first each row's size, then its bytes at its cursor.
+ */
+interface ColumnPacker {
+  addSizes(sizes: Int32Array, at: number): void;
+  write(buf: Uint8Array, cursors: Int32Array, at: number): void;
+}
 
 /**
  * Arrow JS slices value buffers (and utf8 offsets) when it slices data, so they are
  * indexed by row directly; only bitmaps go by `data.offset`.
  */
-function columnWriter(column: KeyColumn, data: Data): RowWriter {
+function columnPacker(column: KeyColumn, data: Data, rows: number): ColumnPacker {
   const type = data.type as DataType;
   if (column.kind === 'int32' && DataType.isInt(type) && type.bitWidth === 32) {
     const values = data.values as Int32Array;
-    return (w, row) => w.int32(values[row]!);
+    return {
+      addSizes: (sizes, at) => addToEach(sizes, at, rows, 4),
+      write(buf, cursors, at) {
+        for (let row = 0; row < rows; row++) {
+          cursors[at + row] = putInt32(buf, cursors[at + row]!, values[row]!);
+        }
+      },
+    };
   }
   if (column.kind === 'int64' && DataType.isInt(type) && type.bitWidth === 64) {
     const values = data.values as BigInt64Array;
     const halves = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
-    return (w, row) => w.int64Halves(halves[row * 2 + 1]!, halves[row * 2]!);
+    return {
+      addSizes: (sizes, at) => addToEach(sizes, at, rows, 8),
+      write(buf, cursors, at) {
+        for (let row = 0; row < rows; row++) {
+          cursors[at + row] = putInt64Halves(buf, cursors[at + row]!, halves[row * 2 + 1]!, halves[row * 2]!);
+        }
+      },
+    };
   }
   if (column.kind === 'utf8' && DataType.isUtf8(type)) {
     const offsets = data.valueOffsets as Int32Array;
     const bytes = data.values as Uint8Array;
-    return (w, row) => w.utf8(bytes, offsets[row]!, offsets[row + 1]!);
+    return {
+      addSizes(sizes, at) {
+        for (let row = 0; row < rows; row++) sizes[at + row]! += offsets[row + 1]! - offsets[row]! + 2;
+        // A zero byte takes one escape byte more; zeros are rare, so a native search finds them.
+        const from = offsets[0]!;
+        const values = bytes.subarray(from, offsets[rows]!);
+        let row = 0;
+        for (let zero = values.indexOf(0); zero !== -1; zero = values.indexOf(0, zero + 1)) {
+          while (offsets[row + 1]! - from <= zero) row++;
+          sizes[at + row]!++;
+        }
+      },
+      write(buf, cursors, at) {
+        for (let row = 0; row < rows; row++) {
+          cursors[at + row] = putUtf8(buf, cursors[at + row]!, bytes, offsets[row]!, offsets[row + 1]!);
+        }
+      },
+    };
   }
   throw new SluiceError('INTERNAL', `key column "${column.name}" has Arrow type ${type}, not ${column.kind}`);
 }
 
+function addToEach(sizes: Int32Array, at: number, rows: number, size: number): void {
+  for (let row = 0; row < rows; row++) sizes[at + row]! += size;
+}
+
+/** Column by column, so each loop runs over one column's buffers, with no call per row. */
 function packRows(
   columns: readonly KeyColumn[],
   rows: Table | RecordBatch | readonly RecordBatch[],
 ): PackedKeys {
   const batches = rows instanceof Table ? rows.batches : Array.isArray(rows) ? rows : [rows];
-  const count = batches.reduce((sum, b) => sum + b.numRows, 0);
-  const packer = new KeyWriter(Math.max(count * ROW_BYTES_GUESS, 16));
-  const offsets = new Int32Array(count + 1);
-  let at = 0;
+  const packers: Array<{ at: number; columns: ColumnPacker[] }> = [];
+  let count = 0;
   for (const batch of batches) {
-    const writers = columns.map((column) => {
-      const child = batch.getChild(column.name);
-      const data = child?.data[0];
+    const rowsOfBatch = batch.numRows;
+    const of = columns.map((column) => {
+      const data = batch.getChild(column.name)?.data[0];
       if (!data) throw new SluiceError('INTERNAL', `rows have no key column "${column.name}"`);
-      return columnWriter(column, data);
+      return columnPacker(column, data, rowsOfBatch);
     });
-    for (let row = 0; row < batch.numRows; row++) {
-      for (const write of writers) write(packer, row);
-      offsets[++at] = packer.length;
-    }
+    packers.push({ at: count, columns: of });
+    count += rowsOfBatch;
   }
-  return { count, bytes: packer.take(), offsets };
+  const offsets = new Int32Array(count + 1);
+  const sizes = offsets.subarray(1);
+  for (const { at, columns: of } of packers) for (const packer of of) packer.addSizes(sizes, at);
+  for (let i = 0; i < count; i++) offsets[i + 1]! += offsets[i]!;
+  const bytes = new Uint8Array(offsets[count]!);
+  const cursors = offsets.slice(0, count);
+  for (const { at, columns: of } of packers) for (const packer of of) packer.write(bytes, cursors, at);
+  return { count, bytes, offsets };
 }
 
 export function keyCodecFor(schema: TableSchema): KeyCodec {

@@ -122,8 +122,15 @@ describe('key codec: order-preserving primary-key bytes', () => {
     expect(codec.encodeRows(table.batches[0]!.slice(10, 15))).toEqual(expected.slice(10, 15));
   });
 
-  it('packs the keys of several batches into one buffer, in row order', () => {
-    const rows = Array.from({ length: 20 }, (_, i) => ({ tenant: `t${i % 4}`, day: i, seq: -i, note: 'n' }));
+  it('packs the keys of several batches into one buffer, in row order, zero bytes escaped', () => {
+    // Zero bytes first, last and alone in a string, each escaped in its own row's key.
+    const tenants = ['\u0000', '\u0000t', 't\u0000', '', 't\u0000\u0000u'];
+    const rows = Array.from({ length: 20 }, (_, i) => ({
+      tenant: tenants[i % 5]!,
+      day: i,
+      seq: -i,
+      note: i % 2 ? '\u0000' : 'n',
+    }));
     const batch = jsonRowsToTable(composite, rows).batches[0]!;
     const parts = [batch.slice(0, 7), batch.slice(7, 7), batch.slice(7, 20)];
     const packed = codec.encodeRowsPacked(parts);
