@@ -28,6 +28,20 @@ export interface DriveOptions {
   seconds: number;
   /** Writes per second over all writers; omitted = as fast as acks come back. */
   writesPerSecond?: number;
+  arrivals: Arrivals;
+}
+
+/**
+ * How writers acked at once come back: `burst`, each runs its next write as soon as its
+ * ack resolves, so writers acked by one put all write again before any other turn (an
+ * in-process caller); `turns`, each next write starts in a turn of its own, as requests off
+ * the network do, so a group's next writes are spread over the time their conversions take.
+ */
+export type Arrivals = 'burst' | 'turns';
+
+export function arrivalsOf(value: string | undefined): Arrivals {
+  if (value === undefined || value === 'burst' || value === 'turns') return value ?? 'burst';
+  throw new Error(`BENCH_WRITE_ARRIVALS must be burst or turns, not ${value}`);
 }
 
 /** Backpressured writes are retried after this, for as long past the case's end. */
@@ -56,9 +70,7 @@ export async function drive<T>(
         const due = start + (index * 1000) / options.writesPerSecond;
         if (due > performance.now()) await sleep(due - performance.now());
       }
-      // Each write starts in a turn of its own, as a request off the network would: writers
-      // acked together do not all run their next write in one synchronous burst.
-      await nextTurn();
+      if (options.arrivals === 'turns') await nextTurn();
       const t0 = performance.now();
       for (;;) {
         try {

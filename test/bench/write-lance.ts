@@ -26,7 +26,7 @@ import { type JsonRow, jsonRowsToRecordBatch } from '../../shared/arrow/json-row
 import { keyCodecFor } from '../../shared/arrow/key-codec.ts';
 import { parseTableSchema, schemaToJSON, type TableSchema } from '../../shared/arrow/schema.ts';
 import { shardOf } from '../../shared/table/shard-routing.ts';
-import { type Drive, drive } from './write-drive.ts';
+import { type Arrivals, type Drive, drive } from './write-drive.ts';
 
 interface LanceMergeInsert {
   whenMatchedUpdateAll(): LanceMergeInsert;
@@ -133,6 +133,7 @@ export interface LanceRun {
 interface LanceRunOptions {
   writers: number;
   seconds: number;
+  arrivals: Arrivals;
   batchRows: number;
   schema: unknown;
 }
@@ -154,7 +155,12 @@ export async function runLanceAdd(
     };
     let rows = 0;
     const driven = await drive(
-      { writers: options.writers, batches: data.length, seconds: options.seconds },
+      {
+        writers: options.writers,
+        batches: data.length,
+        seconds: options.seconds,
+        arrivals: options.arrivals,
+      },
       add,
       () => {
         rows += options.batchRows;
@@ -186,7 +192,12 @@ export async function runLanceMemwal(
       await Promise.all(options.warmup.map((part) => upsert(part.shard, part.data)));
       let rows = 0;
       const driven = await drive(
-        { writers: options.writers, batches: data.length, seconds: options.seconds },
+        {
+          writers: options.writers,
+          batches: data.length,
+          seconds: options.seconds,
+          arrivals: options.arrivals,
+        },
         (i) => Promise.all(data[i]!.map((part) => upsert(part.shard, part.data))),
         () => {
           rows += options.batchRows;

@@ -45,7 +45,8 @@
  * runs when its name or one of its Sluice cases matches any. BENCH_WRITE_SECONDS (2: the
  * quick mode for development; 10 for figures to report) bounds each case in time;
  * BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the systems;
- * BENCH_WRITE_WORKERS (process | inline) places the workers.
+ * BENCH_WRITE_WORKERS (process | inline) places the workers; BENCH_WRITE_ARRIVALS (burst |
+ * turns, write-drive.ts) says how writers acked at once come back. Every line says which.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -72,7 +73,7 @@ import { deleteKeys } from '../support/redis.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
-import { type Drive, drive, peakRss, round } from './write-drive.ts';
+import { arrivalsOf, type Drive, drive, peakRss, round } from './write-drive.ts';
 import {
   Lance,
   type LanceRun,
@@ -107,6 +108,7 @@ type Input = (typeof INPUTS)[number];
 const DIM = 8;
 const SECONDS = Number(process.env.BENCH_WRITE_SECONDS) || 2;
 const WORKERS = workerLayout(process.env.BENCH_WRITE_WORKERS || undefined);
+const ARRIVALS = arrivalsOf(process.env.BENCH_WRITE_ARRIVALS || undefined);
 /** The batches built per size, of distinct keys (60k rows of 10-row batches, 400k of 1,000); writes go round them. */
 const BATCHES: Record<number, number> = { 10: 6_000, 1000: 400 };
 /** Warm-up rows, written before the clock starts with keys below the measured ones. */
@@ -328,6 +330,7 @@ async function runSluice(
           writers: group.writers,
           batches: batches.json.length,
           seconds: SECONDS,
+          arrivals: ARRIVALS,
           ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
         },
         write,
@@ -359,6 +362,7 @@ async function runSluice(
     const allTrips = trips.total - tripsBefore.total;
     return {
       bench: 'write',
+      arrivals: ARRIVALS,
       case: c.name,
       system: 'sluice',
       durable: true,
@@ -421,7 +425,7 @@ async function runFloor(group: Group, batches: Batches, durable: boolean): Promi
     const put = floor.put;
     let rows = 0;
     const driven = await drive(
-      { writers: group.writers, batches: batches.walBytes.length, seconds: SECONDS },
+      { writers: group.writers, batches: batches.walBytes.length, seconds: SECONDS, arrivals: ARRIVALS },
       (i) => put(batches.walBytes[i]!),
       () => {
         rows += group.batchRows;
@@ -429,6 +433,7 @@ async function runFloor(group: Group, batches: Batches, durable: boolean): Promi
     );
     return {
       bench: 'write',
+      arrivals: ARRIVALS,
       case: group.name,
       system: durable ? 'floor' : 'floor-nosync',
       durable,
@@ -453,7 +458,12 @@ async function runLance(
   schema: unknown,
   system: LanceRun['system'],
 ): Promise<BenchResult> {
-  const options = { writers: group.writers, seconds: SECONDS, batchRows: group.batchRows };
+  const options = {
+    writers: group.writers,
+    seconds: SECONDS,
+    arrivals: ARRIVALS,
+    batchRows: group.batchRows,
+  };
   let run: LanceRun;
   if (system === 'lancedb-memwal') {
     const withShard = lance.schemaOf(
@@ -482,6 +492,7 @@ async function runLance(
   }
   return {
     bench: 'write',
+    arrivals: ARRIVALS,
     case: group.name,
     system,
     durable: false,
