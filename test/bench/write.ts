@@ -52,6 +52,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecordBatch } from 'apache-arrow';
 import { pino } from 'pino';
 import { ensureRedis } from '../../infra/local/redis.ts';
@@ -113,6 +114,12 @@ const ARRIVALS = arrivalsOf(process.env.BENCH_WRITE_ARRIVALS || undefined);
 const BATCHES: Record<number, number> = { 10: 6_000, 1000: 400 };
 /** Warm-up rows, written before the clock starts with keys below the measured ones. */
 const WARMUP_ROWS = 64;
+/**
+ * Sluice's warm-up, in L0 before the clock starts: the workers' process is new for every
+ * case, and a flush of a generation this size warms its JIT as a long-running worker's is.
+ */
+const SLUICE_WARMUP_ROWS = 50_000;
+const WARMUP_FLUSH_TIMEOUT_MS = 60_000;
 const SCAN_PAGE = 10_000;
 const MAX_MERGE_PASSES = 64;
 
@@ -244,6 +251,17 @@ async function openSluice(
   };
 }
 
+/** Waits until every entry of `ack` is flushed to L0. */
+async function inL0(sut: SluiceUnderTest, table: string, ack: AppendResult): Promise<void> {
+  const deadline = performance.now() + WARMUP_FLUSH_TIMEOUT_MS;
+  for (const { shard, seq } of ack.shards) {
+    while ((await sut.observer.read(table, shard)).walCursor < seq) {
+      if (performance.now() > deadline) throw new Error(`warm-up of shard ${shard} not in L0 in time`);
+      await sleep(25);
+    }
+  }
+}
+
 /** Redis round trips the WAL writers of this process made so far, by step. */
 async function roundTrips(): Promise<{ total: number; allocate: number }> {
   const { values } = await walRedisRoundTrips.get();
@@ -303,11 +321,12 @@ async function runSluice(
       primaryKey: ['id'],
       shards: group.shards,
     });
-    await sluice.writes.append(
+    const warmup = await sluice.writes.append(
       table.name,
-      jsonRowsToRecordBatch(table.schema, makeRows(-WARMUP_ROWS, WARMUP_ROWS)),
+      jsonRowsToRecordBatch(table.schema, makeRows(-SLUICE_WARMUP_ROWS, SLUICE_WARMUP_ROWS)),
     );
     await sut.runtime.parts.wal.settle();
+    await inL0(sut, table.name, warmup);
 
     const lag = new CommitLag(async (shard) => (await sut.observer.read(table.name, shard)).walCursor);
     const walEntries = new Set<string>();
@@ -357,7 +376,7 @@ async function runSluice(
       const mergedAll = await mergeAll(sluice, table.name);
       merge = { mergeRequestsPer1000Rows: per1000(requestsSince(sut.store, beforeMerge), rows), mergedAll };
     }
-    const readableRows = (await countRows(sluice, table.name)) - WARMUP_ROWS;
+    const readableRows = (await countRows(sluice, table.name)) - SLUICE_WARMUP_ROWS;
     const perWrite = (n: number) => (driven.writes === 0 ? null : round(n / driven.writes, 3));
     const allTrips = trips.total - tripsBefore.total;
     return {
