@@ -90,37 +90,37 @@ describe('group commit without a window', () => {
     expect(await readAll(h.sluice, 'pipe')).toEqual(eventRows(1, 100));
   });
 
-  it('a group that has waited pipelineWaitMs behind a slow put gets a put of its own', async () => {
-    const before = await open({ groupCommit: true, pipelineWaitMs: 50 }, 'slow');
-    h.store.inject({ op: 'putIfAbsent', key: WAL_PUTS, latencyMs: 400 });
+  /**
+   * w0 puts alone on a store whose WAL puts take `latencyMs`; w1 and w2 arrive while it is in
+   * flight. Tells whether w0 was acked when the second put started, and the acks' seqs.
+   */
+  async function groupBehindPut(table: string, pipelineWaitMs: number, latencyMs: number) {
+    const before = await open({ groupCommit: true, pipelineWaitMs }, table);
+    h.store.inject({ op: 'putIfAbsent', key: WAL_PUTS, latencyMs });
     let firstAcked = false;
-    const first = writeRows(h.sluice, 'slow', rowsOf(0)).then((ack) => {
+    const first = writeRows(h.sluice, table, rowsOf(0)).then((ack) => {
       firstAcked = true;
       return ack;
     });
     await waitFor(() => h.store.calls.putIfAbsent === before + 1, { message: 'the first put started' });
-    const waiting = [1, 2].map((w) => writeRows(h.sluice, 'slow', rowsOf(w)));
+    const waiting = [1, 2].map((w) => writeRows(h.sluice, table, rowsOf(w)));
     await waitFor(() => h.store.calls.putIfAbsent === before + 2, { message: 'the waiting group put' });
-    expect(firstAcked).toBe(false);
+    const firstAckedBeforeSecondPut = firstAcked;
     const acks = await Promise.all([first, ...waiting]);
-    expect(acks.map((a) => a.shards[0]!.seq)).toEqual([1, 2, 2]);
+    return { firstAckedBeforeSecondPut, seqs: acks.map((a) => a.shards[0]!.seq) };
+  }
+
+  it('a group that has waited pipelineWaitMs behind a slow put gets a put of its own', async () => {
+    const { firstAckedBeforeSecondPut, seqs } = await groupBehindPut('slow', 50, 400);
+    expect(firstAckedBeforeSecondPut).toBe(false);
+    expect(seqs).toEqual([1, 2, 2]);
     expect(await entryIds(h, 'slow', 2)).toEqual(idsOf(1, 2));
   });
 
   it('a group waits for the running put while it has waited less than pipelineWaitMs', async () => {
-    const before = await open({ groupCommit: true, pipelineWaitMs: 60_000 }, 'patient');
-    h.store.inject({ op: 'putIfAbsent', key: WAL_PUTS, latencyMs: 200 });
-    let firstAcked = false;
-    const first = writeRows(h.sluice, 'patient', rowsOf(0)).then((ack) => {
-      firstAcked = true;
-      return ack;
-    });
-    await waitFor(() => h.store.calls.putIfAbsent === before + 1, { message: 'the first put started' });
-    const waiting = [1, 2].map((w) => writeRows(h.sluice, 'patient', rowsOf(w)));
-    await waitFor(() => h.store.calls.putIfAbsent === before + 2, { message: 'the waiting group put' });
-    expect(firstAcked).toBe(true);
-    const acks = await Promise.all([first, ...waiting]);
-    expect(acks.map((a) => a.shards[0]!.seq)).toEqual([1, 2, 2]);
+    const { firstAckedBeforeSecondPut, seqs } = await groupBehindPut('patient', 60_000, 200);
+    expect(firstAckedBeforeSecondPut).toBe(true);
+    expect(seqs).toEqual([1, 2, 2]);
   });
 
   it('I1: a put that fails mid-pipeline acks none of its writes, and every acked write is in its entry', async () => {
