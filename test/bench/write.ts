@@ -52,7 +52,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecordBatch } from 'apache-arrow';
 import { pino } from 'pino';
 import { ensureRedis } from '../../infra/local/redis.ts';
@@ -71,6 +70,7 @@ import { DEFAULT_SHARDS, type TableDef } from '../../shared/table/table-def.ts';
 import type { AppendResult } from '../../shared/wal/append.ts';
 import { encodeWalEntry, OP_UPSERT, toWalBatch } from '../../shared/wal/wal-entry.ts';
 import { deleteKeys } from '../support/redis.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
@@ -253,12 +253,11 @@ async function openSluice(
 
 /** Waits until every entry of `ack` is flushed to L0. */
 async function inL0(sut: SluiceUnderTest, table: string, ack: AppendResult): Promise<void> {
-  const deadline = performance.now() + WARMUP_FLUSH_TIMEOUT_MS;
   for (const { shard, seq } of ack.shards) {
-    while ((await sut.observer.read(table, shard)).walCursor < seq) {
-      if (performance.now() > deadline) throw new Error(`warm-up of shard ${shard} not in L0 in time`);
-      await sleep(25);
-    }
+    await waitFor(async () => (await sut.observer.read(table, shard)).walCursor >= seq, {
+      message: `the warm-up of shard ${shard} in L0`,
+      timeoutMs: WARMUP_FLUSH_TIMEOUT_MS,
+    });
   }
 }
 
