@@ -19,9 +19,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { ensureRedis, freePort } from '../../infra/local/redis.ts';
@@ -39,6 +37,7 @@ import { type Config, loadConfig } from '../../shared/config.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 import { createRedisNamespace } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { benchDir } from './bench-dirs.ts';
 import type { BenchResult } from './measure.ts';
 import { progress } from './measure.ts';
 
@@ -256,8 +255,8 @@ export async function* run(): AsyncIterable<BenchResult> {
   const quiet = pino({ level: 'warn' });
   const redis = await ensureRedis(loadConfig().redisUrl, quiet);
   const namespace = createRedisNamespace(redis.url);
-  const inDir = await mkdtemp(join(tmpdir(), 'sluice-bench-http-in-'));
-  const httpDir = await mkdtemp(join(tmpdir(), 'sluice-bench-http-srv-'));
+  const inDir = await benchDir('http-in');
+  const httpDir = await benchDir('http-srv');
   const config = (dir: string, prefix: string) =>
     loadConfig({}, { redisUrl: redis.url, redisPrefix: prefix, storeUrl: `file://${dir}`, logLevel: 'warn' });
   const inConfig = config(inDir, `${namespace.prefix}-in`);
@@ -325,7 +324,5 @@ export async function* run(): AsyncIterable<BenchResult> {
     await runtime.close();
     await namespace.cleanup();
     await redis.stop();
-    await rm(inDir, { recursive: true, force: true });
-    await rm(httpDir, { recursive: true, force: true });
   }
 }

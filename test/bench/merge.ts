@@ -15,8 +15,6 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { openApi } from '../../functions/app.ts';
@@ -30,6 +28,7 @@ import { createRedis } from '../../shared/redis/connection.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
 import { deleteKeys } from '../support/redis.ts';
+import { benchDir } from './bench-dirs.ts';
 import { type BenchResult, progress } from './measure.ts';
 
 const BATCH = 100_000;
@@ -233,7 +232,7 @@ async function deletePrefix(url: string, prefix: string): Promise<void> {
 }
 
 export async function* run(): AsyncIterable<BenchResult> {
-  const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-merge-'));
+  const dir = await benchDir('merge');
   const redis = await ensureRedis(process.env.SLUICE_REDIS_URL ?? 'redis://127.0.0.1:6379', silentLogger);
   const settings = {
     redisUrl: redis.url,
@@ -374,7 +373,6 @@ export async function* run(): AsyncIterable<BenchResult> {
     await runtime.close();
     await deletePrefix(redis.url, config.redisPrefix);
     await redis.stop();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 

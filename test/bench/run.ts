@@ -5,11 +5,12 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { removeBenchDirs } from './bench-dirs.ts';
 import type { BenchModule } from './measure.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const available = readdirSync(here)
-  .filter((file) => file.endsWith('.ts') && !['run.ts', 'measure.ts'].includes(file))
+  .filter((file) => file.endsWith('.ts') && !['run.ts', 'measure.ts', 'bench-dirs.ts'].includes(file))
   .map((file) => file.slice(0, -3));
 
 const name = process.argv[2];
@@ -19,6 +20,10 @@ if (!name || !/^[a-z0-9-]+$/.test(name) || !existsSync(`${here}${name}.ts`)) {
 }
 
 const bench = (await import(`./${name}.ts`)) as BenchModule;
-for await (const result of bench.run()) {
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+try {
+  for await (const result of bench.run()) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  }
+} finally {
+  await removeBenchDirs();
 }

@@ -16,9 +16,7 @@
  *   converts with the table's schema, as it does for `add`; in the Arrow cases LanceDB's Arrow.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { encodeIpcStream } from '../../shared/arrow/ipc.ts';
@@ -26,6 +24,7 @@ import { type JsonRow, jsonRowsToRecordBatch } from '../../shared/arrow/json-row
 import { keyCodecFor } from '../../shared/arrow/key-codec.ts';
 import { parseTableSchema, schemaToJSON, type TableSchema } from '../../shared/arrow/schema.ts';
 import { shardOf } from '../../shared/table/shard-routing.ts';
+import { benchDir } from './bench-dirs.ts';
 import { type Arrivals, type Drive, drive } from './write-drive.ts';
 
 interface LanceMergeInsert {
@@ -216,7 +215,7 @@ async function withTable<T>(
   schema: unknown,
   fn: (table: LanceTable, db: LanceConnection) => Promise<T>,
 ): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-lancedb-'));
+  const dir = await benchDir('lancedb');
   const db = await lance.connect(dir);
   try {
     const table = await db.createEmptyTable('bench', schema);
@@ -227,6 +226,5 @@ async function withTable<T>(
     }
   } finally {
     db.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -49,9 +49,7 @@
  * turns, write-drive.ts) says how writers acked at once come back. Every line says which.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import type { RecordBatch } from 'apache-arrow';
 import { pino } from 'pino';
 import { ensureRedis } from '../../infra/local/redis.ts';
@@ -71,6 +69,7 @@ import type { AppendResult } from '../../shared/wal/append.ts';
 import { encodeWalEntry, OP_UPSERT, toWalBatch } from '../../shared/wal/wal-entry.ts';
 import { deleteKeys } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { benchDir } from './bench-dirs.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
@@ -210,7 +209,7 @@ async function openSluice(
   profile: StoreProfile,
   log: Logger,
 ): Promise<SluiceUnderTest> {
-  const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-write-'));
+  const dir = await benchDir('sluice');
   const redisPrefix = `sluice-bench-${randomBytes(6).toString('hex')}`;
   const options: WriteSluiceOptions = {
     dir,
@@ -228,7 +227,6 @@ async function openSluice(
     workers = WORKERS === 'inline' ? inlineWorkers(runtime.sluice) : await spawnWorkers(options);
   } catch (err) {
     await runtime.close();
-    await rm(dir, { recursive: true, force: true });
     throw err;
   }
   const observer = new ShardManifestStore(new FsStore(dir), hintsFor(config.scheduler.gcGraceSeconds * 1000));
@@ -246,7 +244,6 @@ async function openSluice(
       } finally {
         admin.disconnect();
       }
-      await rm(dir, { recursive: true, force: true });
     },
   };
 }
@@ -442,7 +439,7 @@ function figures(driven: Drive, rows: number) {
 // Baselines.
 
 async function runFloor(group: Group, batches: Batches, durable: boolean): Promise<BenchResult> {
-  const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-floor-'));
+  const dir = await benchDir('floor');
   let floor: FloorPut | null = null;
   try {
     floor = durable
@@ -472,7 +469,6 @@ async function runFloor(group: Group, batches: Batches, durable: boolean): Promi
     };
   } finally {
     await floor?.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
