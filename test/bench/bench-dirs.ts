@@ -1,14 +1,18 @@
 /**
- * Where the benches keep their files: one directory per run, removed when the run ends, with
- * a directory per case and system inside it. Nothing is deleted while cases run. On a file
- * system that passes over recently freed inodes before it hands out a new one (ext4 without
- * a journal skips them for one to six minutes, as on the machines these figures come from),
- * a case that ran after another's cleanup paid up to a millisecond of kernel time for every
- * file it created, so its latencies measured the cleanup before it.
+ * Where the benches keep their files: one directory per run, with a directory per case and
+ * system inside it, and no file deleted until the run ends. On a file system that passes
+ * over recently freed inodes before it hands out a new one (ext4 without a journal skips
+ * them for one to six minutes, as on the machines these figures come from), a case that ran
+ * after another's cleanup paid up to a millisecond of kernel time for every file it
+ * created, so its latencies measured the cleanup before it. A finished case gives its disk
+ * space back by truncating its files instead: their blocks are freed, their inodes stay.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
+
+const TRUNCATE_CONCURRENCY = 16;
 
 let runDir: Promise<string> | null = null;
 
@@ -16,6 +20,15 @@ let runDir: Promise<string> | null = null;
 export async function benchDir(name: string): Promise<string> {
   runDir ??= mkdtemp(join(tmpdir(), 'sluice-bench-'));
   return mkdtemp(join(await runDir, `${name}-`));
+}
+
+/** Frees the disk space of a directory no case reads any more, deleting nothing. */
+export async function emptyBenchDir(dir: string): Promise<void> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const limit = pLimit(TRUNCATE_CONCURRENCY);
+  await Promise.all(
+    entries.filter((e) => e.isFile()).map((e) => limit(() => truncate(join(e.parentPath, e.name)))),
+  );
 }
 
 /** Removes every directory this run made. */

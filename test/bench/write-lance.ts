@@ -24,7 +24,7 @@ import { type JsonRow, jsonRowsToRecordBatch } from '../../shared/arrow/json-row
 import { keyCodecFor } from '../../shared/arrow/key-codec.ts';
 import { parseTableSchema, schemaToJSON, type TableSchema } from '../../shared/arrow/schema.ts';
 import { shardOf } from '../../shared/table/shard-routing.ts';
-import { benchDir } from './bench-dirs.ts';
+import { benchDir, emptyBenchDir } from './bench-dirs.ts';
 import { type Arrivals, type Drive, drive } from './write-drive.ts';
 
 interface LanceMergeInsert {
@@ -226,5 +226,6 @@ async function withTable<T>(
     }
   } finally {
     db.close();
+    await emptyBenchDir(dir);
   }
 }

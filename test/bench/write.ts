@@ -69,7 +69,7 @@ import type { AppendResult } from '../../shared/wal/append.ts';
 import { encodeWalEntry, OP_UPSERT, toWalBatch } from '../../shared/wal/wal-entry.ts';
 import { deleteKeys } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { benchDir } from './bench-dirs.ts';
+import { benchDir, emptyBenchDir } from './bench-dirs.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
@@ -227,6 +227,7 @@ async function openSluice(
     workers = WORKERS === 'inline' ? inlineWorkers(runtime.sluice) : await spawnWorkers(options);
   } catch (err) {
     await runtime.close();
+    await emptyBenchDir(dir);
     throw err;
   }
   const observer = new ShardManifestStore(new FsStore(dir), hintsFor(config.scheduler.gcGraceSeconds * 1000));
@@ -244,6 +245,7 @@ async function openSluice(
       } finally {
         admin.disconnect();
       }
+      await emptyBenchDir(dir);
     },
   };
 }
@@ -469,6 +471,7 @@ async function runFloor(group: Group, batches: Batches, durable: boolean): Promi
     };
   } finally {
     await floor?.close();
+    await emptyBenchDir(dir);
   }
 }
 
