@@ -24,11 +24,18 @@ export async function benchDir(name: string): Promise<string> {
 
 /** Frees the disk space of a directory no case reads any more, deleting nothing. */
 export async function emptyBenchDir(dir: string): Promise<void> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   const limit = pLimit(TRUNCATE_CONCURRENCY);
-  await Promise.all(
-    entries.filter((e) => e.isFile()).map((e) => limit(() => truncate(join(e.parentPath, e.name)))),
-  );
+  const truncating: Promise<void>[] = [];
+  for await (const file of filesUnder(dir)) truncating.push(limit(() => truncate(file)));
+  await Promise.all(truncating);
+}
+
+async function* filesUnder(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* filesUnder(path);
+    else if (entry.isFile()) yield path;
+  }
 }
 
 /** Removes every directory this run made. */
