@@ -1,11 +1,8 @@
 /**
- * Where the benches keep their files: one directory per run, with a directory per case and
- * system inside it, and no file deleted until the run ends. On a file system that passes
- * over recently freed inodes before it hands out a new one (ext4 without a journal skips
- * them for one to six minutes, as on the machines these figures come from), a case that ran
- * after another's cleanup paid up to a millisecond of kernel time for every file it
- * created, so its latencies measured the cleanup before it. A finished case gives its disk
- * space back by truncating its files instead: their blocks are freed, their inodes stay.
+ * Where the benches keep their files: one directory per run, removed when the run ends, so
+ * that no case measures the deletes of the one before (docs/design.md, "Benchmarks and the
+ * chaos run"). A write-bench case empties its directories when it ends: its files are
+ * truncated, which frees their blocks and keeps their inodes.
  */
 import { mkdtemp, readdir, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,20 +19,25 @@ export async function benchDir(name: string): Promise<string> {
   return mkdtemp(join(await runDir, `${name}-`));
 }
 
-/** Frees the disk space of a directory no case reads any more, deleting nothing. */
+/**
+ * Frees the disk space of a directory no case reads any more, deleting nothing. It never
+ * throws, so a case's own error is the one reported: a file it could not reach keeps its
+ * size until `removeBenchDirs`.
+ */
 export async function emptyBenchDir(dir: string): Promise<void> {
+  const files = await filesUnder(dir).catch(() => []);
   const limit = pLimit(TRUNCATE_CONCURRENCY);
-  const truncating: Promise<void>[] = [];
-  for await (const file of filesUnder(dir)) truncating.push(limit(() => truncate(file)));
-  await Promise.all(truncating);
+  await Promise.all(files.map((file) => limit(() => truncate(file).catch(() => undefined))));
 }
 
-async function* filesUnder(dir: string): AsyncGenerator<string> {
+async function filesUnder(dir: string): Promise<string[]> {
+  const files: string[] = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* filesUnder(path);
-    else if (entry.isFile()) yield path;
+    if (entry.isDirectory()) files.push(...(await filesUnder(path)));
+    else if (entry.isFile()) files.push(path);
   }
+  return files;
 }
 
 /** Removes every directory this run made. */

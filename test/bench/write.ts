@@ -237,15 +237,18 @@ async function openSluice(
     workers,
     observer,
     async close() {
-      await workers.close();
-      await runtime.close();
-      const admin = createRedis({ redisUrl });
       try {
-        await deleteKeys(admin, `${redisPrefix}*`);
+        await workers.close();
+        await runtime.close();
+        const admin = createRedis({ redisUrl });
+        try {
+          await deleteKeys(admin, `${redisPrefix}*`);
+        } finally {
+          admin.disconnect();
+        }
       } finally {
-        admin.disconnect();
+        await emptyBenchDir(dir);
       }
-      await emptyBenchDir(dir);
     },
   };
 }
