@@ -389,15 +389,7 @@ async function runSluice(
     const perWrite = (n: number) => (driven.writes === 0 ? null : round(n / driven.writes, 3));
     const allTrips = trips.total - tripsBefore.total;
     return {
-      bench: 'write',
-      arrivals: ARRIVALS,
-      case: c.name,
-      system: 'sluice',
-      durable: true,
-      store: group.profile,
-      input: group.input,
-      batchRows: group.batchRows,
-      writers: group.writers,
+      ...lineHead(c.name, 'sluice', true, group),
       groupCommit: c.groupCommit,
       workers: sut.workers.layout,
       ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
@@ -443,6 +435,21 @@ function figures(driven: Drive, rows: number) {
 // ---------------------------------------------------------------------------------------
 // Baselines.
 
+/** What every line says first: its case and system, whether its acks are durable, and how it ran. */
+function lineHead(caseName: string, system: string, durable: boolean, group: Group) {
+  return {
+    bench: 'write',
+    arrivals: ARRIVALS,
+    case: caseName,
+    system,
+    durable,
+    store: group.profile,
+    input: group.input,
+    batchRows: group.batchRows,
+    writers: group.writers,
+  };
+}
+
 async function runFloor(group: Group, batches: Batches, durable: boolean): Promise<BenchResult> {
   const dir = await benchDir('floor');
   let floor: FloorPut | null = null;
@@ -460,15 +467,7 @@ async function runFloor(group: Group, batches: Batches, durable: boolean): Promi
       },
     );
     return {
-      bench: 'write',
-      arrivals: ARRIVALS,
-      case: group.name,
-      system: durable ? 'floor' : 'floor-nosync',
-      durable,
-      store: group.profile,
-      input: group.input,
-      batchRows: group.batchRows,
-      writers: group.writers,
+      ...lineHead(group.name, durable ? 'floor' : 'floor-nosync', durable, group),
       ...figures(driven, rows),
       loadAvg1m: round(loadavg()[0]!, 1),
     };
@@ -519,16 +518,8 @@ async function runLance(
     });
   }
   return {
-    bench: 'write',
-    arrivals: ARRIVALS,
-    case: group.name,
-    system,
-    durable: false,
+    ...lineHead(group.name, system, false, group),
     version: lance.version,
-    store: 'local',
-    input: group.input,
-    batchRows: group.batchRows,
-    writers: group.writers,
     ...(system === 'lancedb-memwal' ? { shards: group.shards } : {}),
     ...figures(run.driven, run.rows),
     countedRows: run.countedRows,
