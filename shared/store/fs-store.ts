@@ -5,7 +5,11 @@
  * then linked (put-if-absent) or renamed (put, put-if-match) to the key's path, and the
  * parent directory is fsynced before the write returns (I1: an ack means the object
  * survives a crash); writes that wait for an fsync of one directory at once share it
- * (`DirectorySyncs`). Replacing writes and deletes hold a per-key lock file, so a
+ * (`DirectorySyncs`). Only the fsyncs, and the writing of a large body, go to libuv's
+ * thread pool: the calls that touch nothing but the page cache and the directory entries
+ * (create, a small write, futimes, fstat, close, link, rename, unlink) are made in place,
+ * since each trip to the pool and back costs more than such a call (docs/design.md,
+ * "Object layout"). Replacing writes and deletes hold a per-key lock file, so a
  * put-if-match is a compare-and-swap across every process sharing the directory.
  * Put-if-absent needs no lock: link() fails atomically when the name is taken, and a
  * replacing rename never leaves the name empty for it to slip in.
@@ -14,16 +18,25 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   type BigIntStats,
   closeSync,
+  fstatSync,
+  fsync,
   fsyncSync,
+  futimesSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
+  unlinkSync,
+  write,
+  writeSync,
 } from 'node:fs';
-import { type FileHandle, link, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { SluiceError } from '../errors.ts';
 import { abortedError, isAbortError, throwIfAborted } from './abort.ts';
 import { assertValidRange, clampRange } from './byte-range.ts';
@@ -62,6 +75,17 @@ const MAX_PAGE_SIZE = 1000;
 const CTIME_SETTLED_NS = 50_000_000n;
 /** Errors that mean "no object here" when reading or deleting. */
 const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
+/**
+ * A body up to this size is written in place, in one call that copies it into the page
+ * cache (about 0.1 ms per MiB here); a larger one is written from the thread pool, so a
+ * flush's L0 file never holds up the event loop.
+ */
+const WRITE_IN_PLACE_MAX_BYTES = 1 << 20;
+/** What the thread pool writes of a large body per call, checking for an abort between calls. */
+const WRITE_CHUNK_BYTES = 8 << 20;
+
+const fsyncInPool = promisify(fsync);
+const writeInPool = promisify(write);
 
 interface TempFile {
   path: string;
@@ -155,7 +179,7 @@ export class FsStore implements ObjectStore {
       const temp = await this.writeTemp(body, options.signal);
       return {
         putIfAbsent: (key, opts = {}) => this.publish(key, temp, opts.signal),
-        discard: () => removeQuietly(temp.path),
+        discard: async () => removeQuietly(temp.path),
       };
     });
   }
@@ -217,21 +241,21 @@ export class FsStore implements ObjectStore {
   /** Writes `body` to a fresh temp file and makes its bytes durable. */
   private async writeTemp(body: Uint8Array, signal: AbortSignal | undefined): Promise<TempFile> {
     const path = join(this.tempDir, `${randomUUID()}.tmp`);
-    const handle = await open(path, 'wx', 0o644);
+    const fd = openSync(path, 'wx', 0o644);
     try {
-      await handle.writeFile(body, { signal });
+      await writeBody(fd, body, signal);
       // The etag is made of inode, size and mtime. Inode numbers are reused and kernel
       // timestamps are coarse, so a random sub-second mtime keeps a replaced object from
       // repeating an old etag; lastModified reports whole seconds, as S3 does.
       const mtime = Math.floor(Date.now() / 1000) + Math.random() * 0.999;
-      await handle.utimes(mtime, mtime);
-      await handle.sync();
-      return { path, stat: await handle.stat({ bigint: true }) };
+      futimesSync(fd, mtime, mtime);
+      await fsyncInPool(fd);
+      return { path, stat: fstatSync(fd, { bigint: true }) };
     } catch (err) {
-      await removeQuietly(path);
+      removeQuietly(path);
       throw err;
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
@@ -248,10 +272,10 @@ export class FsStore implements ObjectStore {
         await precondition();
         await lock.assertHeld();
         throwIfAborted(signal, 'put');
-        await rename(temp.path, path);
+        renameSync(temp.path, path);
       });
     } catch (err) {
-      await removeQuietly(temp.path);
+      removeQuietly(temp.path);
       if (errnoCode(err) === 'EISDIR') throw collision(key, 'a directory holds other objects under this key');
       throw err;
     }
@@ -309,7 +333,7 @@ export class FsStore implements ObjectStore {
       // Checked last before the link: a writer that gave up never lands afterwards.
       throwIfAborted(signal, 'putIfAbsent');
       try {
-        await link(temp.path, path);
+        linkSync(temp.path, path);
       } catch (err) {
         if (errnoCode(err) === 'EEXIST') throw await this.existingObjectError(key, path);
         throw err;
@@ -458,11 +482,27 @@ function mkdirDurablySync(dir: string): void {
 }
 
 async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+  const fd = openSync(dir, 'r');
   try {
-    await handle.sync();
+    await fsyncInPool(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
+  }
+}
+
+/** Writes all of `body` at the start of the fresh file `fd`: in place when small, else from the pool. */
+async function writeBody(fd: number, body: Uint8Array, signal: AbortSignal | undefined): Promise<void> {
+  throwIfAborted(signal, 'write');
+  const inPlace = body.byteLength <= WRITE_IN_PLACE_MAX_BYTES;
+  let written = 0;
+  while (written < body.byteLength) {
+    if (inPlace) {
+      written += writeSync(fd, body, written);
+    } else {
+      const length = Math.min(WRITE_CHUNK_BYTES, body.byteLength - written);
+      written += (await writeInPool(fd, body, written, length, written)).bytesWritten;
+      throwIfAborted(signal, 'write');
+    }
   }
 }
 
@@ -498,7 +538,7 @@ async function readDirIfPresent(dir: string) {
 
 async function unlinkIfPresent(path: string): Promise<boolean> {
   try {
-    await unlink(path);
+    unlinkSync(path);
     return true;
   } catch (err) {
     if (ABSENT.has(errnoCode(err) ?? '')) return false;
@@ -506,6 +546,10 @@ async function unlinkIfPresent(path: string): Promise<boolean> {
   }
 }
 
-async function removeQuietly(path: string): Promise<void> {
-  await unlink(path).catch(() => undefined);
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone, or left for the sweep of old temp files when a store next opens.
+  }
 }

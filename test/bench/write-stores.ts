@@ -10,7 +10,8 @@
  * the same way without any fsync, so a reader sees how much of a gap is the fsync itself.
  */
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, fstatSync, futimesSync, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
@@ -84,8 +85,9 @@ export function durableFloor(store: FaultyStore): FloorPut {
 }
 
 /**
- * The file store's put-if-absent minus its fsyncs: a temp file written, linked to its key
- * and unlinked; the object-store profile's latency is drawn the same way before each put.
+ * The file store's put-if-absent minus its fsyncs, with the same calls made in place: a
+ * temp file created, written, stamped and closed, linked to its key and unlinked; the
+ * object-store profile's latency is drawn the same way before each put.
  */
 export async function noSyncFloor(dir: string, profile: StoreProfile): Promise<FloorPut> {
   const latency = profile === 'local' ? null : logNormal(LATENCY[profile].medianMs, LATENCY[profile].sigma);
@@ -98,9 +100,17 @@ export async function noSyncFloor(dir: string, profile: StoreProfile): Promise<F
     async put(body) {
       if (latency) await new Promise((resolve) => setTimeout(resolve, latency()));
       const tempPath = join(temp, `${randomUUID()}.tmp`);
-      await writeFile(tempPath, body, { flag: 'wx' });
-      await link(tempPath, join(keys, `${String(++n).padStart(20, '0')}.arrow`));
-      await unlink(tempPath);
+      const fd = openSync(tempPath, 'wx', 0o644);
+      try {
+        writeSync(fd, body);
+        const mtime = Date.now() / 1000;
+        futimesSync(fd, mtime, mtime);
+        fstatSync(fd, { bigint: true });
+      } finally {
+        closeSync(fd);
+      }
+      linkSync(tempPath, join(keys, `${String(++n).padStart(20, '0')}.arrow`));
+      unlinkSync(tempPath);
     },
     close: async () => undefined,
   };

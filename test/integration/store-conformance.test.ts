@@ -447,6 +447,15 @@ describe('file system store', () => {
     expect(await readdir(join(root, '.tmp'))).toEqual([]);
   });
 
+  it('writes a body of several MiB, too large to write in place, whole and in order', async () => {
+    const body = new Uint8Array(9 * 2 ** 20 + 3);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 31 + (i >>> 16)) & 0xff;
+    const meta = await store.put('k/large', body);
+    const read = await store.get('k/large');
+    expect(meta.size).toBe(body.length);
+    expect(Buffer.compare(read!.body, body)).toBe(0);
+  });
+
   it('gives a rewrite of identical bytes a new etag', async () => {
     const first = await store.put('k/same', bytes('same'));
     const second = await store.put('k/same', bytes('same'));
