@@ -5,11 +5,11 @@
  * then linked (put-if-absent) or renamed (put, put-if-match) to the key's path, and the
  * parent directory is fsynced before the write returns (I1: an ack means the object
  * survives a crash); writes that wait for an fsync of one directory at once share it
- * (`DirectorySyncs`). Only the fsyncs, and the writing of a large body, go to libuv's
- * thread pool: the calls that touch nothing but the page cache and the directory entries
- * (create, a small write, futimes, fstat, close, link, rename, unlink) are made in place,
- * since each trip to the pool and back costs more than such a call (docs/design.md,
- * "Object layout"). Replacing writes and deletes hold a per-key lock file, so a
+ * (`DirectorySyncs`). Only what may wait on the disk goes to libuv's thread pool (fsyncs,
+ * reads, and the writing of a large body): the calls that touch nothing but the page cache
+ * and the directory entries (open, create, a small write, futimes, stat, close, link,
+ * rename, unlink) are made in place, since each trip to the pool and back costs more than
+ * such a call (docs/design.md, "Object layout"). Replacing writes and deletes hold a per-key lock file, so a
  * put-if-match is a compare-and-swap across every process sharing the directory.
  * Put-if-absent needs no lock: link() fails atomically when the name is taken, and a
  * replacing rename never leaves the name empty for it to slip in.
@@ -25,6 +25,7 @@ import {
   linkSync,
   mkdirSync,
   openSync,
+  read,
   readdirSync,
   renameSync,
   rmSync,
@@ -33,7 +34,7 @@ import {
   write,
   writeSync,
 } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -86,6 +87,7 @@ const WRITE_CHUNK_BYTES = 8 << 20;
 
 const fsyncInPool = promisify(fsync);
 const writeInPool = promisify(write);
+const readInPool = promisify(read);
 
 interface TempFile {
   path: string;
@@ -125,16 +127,16 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       if (options.range) assertValidRange(options.range);
       throwIfAborted(options.signal, 'get');
-      const handle = await openIfPresent(path);
-      if (!handle) return null;
+      const fd = openIfPresent(path);
+      if (fd === null) return null;
       try {
-        const stats = await handle.stat({ bigint: true });
+        const stats = fstatSync(fd, { bigint: true });
         if (!stats.isFile()) return null;
         const meta = metaOf(key, stats);
         const { start, end } = clampRange(options.range, meta.size);
-        return { body: await readAt(handle, start, end - start), meta };
+        return { body: await readAt(fd, start, end - start), meta };
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     });
   }
@@ -230,7 +232,7 @@ export class FsStore implements ObjectStore {
 
   private async metaAt(key: string, path: string): Promise<ObjectMeta | null> {
     try {
-      const stats = await stat(path, { bigint: true });
+      const stats = statSync(path, { bigint: true });
       return stats.isFile() ? metaOf(key, stats) : null;
     } catch (err) {
       if (ABSENT.has(errnoCode(err) ?? '')) return null;
@@ -506,20 +508,21 @@ async function writeBody(fd: number, body: Uint8Array, signal: AbortSignal | und
   }
 }
 
-async function openIfPresent(path: string): Promise<FileHandle | null> {
+function openIfPresent(path: string): number | null {
   try {
-    return await open(path, 'r');
+    return openSync(path, 'r');
   } catch (err) {
     if (ABSENT.has(errnoCode(err) ?? '')) return null;
     throw err;
   }
 }
 
-async function readAt(handle: FileHandle, start: number, length: number): Promise<Buffer> {
+/** Reads from the thread pool: unlike the calls made in place, a read may wait on the disk. */
+async function readAt(fd: number, start: number, length: number): Promise<Buffer> {
   const body = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
-    const { bytesRead } = await handle.read(body, filled, length - filled, start + filled);
+    const { bytesRead } = await readInPool(fd, body, filled, length - filled, start + filled);
     if (bytesRead === 0)
       throw new SluiceError('DATA_CORRUPT', 'object shorter than its recorded size', { length });
     filled += bytesRead;
