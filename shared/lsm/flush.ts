@@ -2,7 +2,9 @@
  * Flush to L0 (docs/design.md, "Flush"): for the lowest sealed generation, read its WAL range, write
  * the L0 file at the path of (shard, generation), then commit it. Generations are taken
  * strictly lowest first and each commit is refused unless it is the manifest's current
- * generation (I3), so a failing generation holds back every later one (I5).
+ * generation (I3), so a failing generation holds back every later one (I5). While one
+ * generation's file is put and committed, the WAL range of the next one sealed is read
+ * ahead; it is built and written only in its own turn.
  */
 
 import type { Table } from 'apache-arrow';
@@ -49,22 +51,72 @@ export async function flushShard(
 ): Promise<number[]> {
   const committed: number[] = [];
   const flushed: Array<{ rows: number; bytes: number }> = [];
-  for (;;) {
-    const manifest = await deps.manifests.read(table.name, shard, options.signal);
-    await assertShardOpen(deps.poisonCache, manifest);
-    const next = manifest.sealed[0];
-    const pending = manifest.sealed.map((g) => ({ rows: g.walRows, bytes: g.walBytes }));
-    options.onWorkProgress?.(progressOf([...flushed, ...pending], flushed.length));
-    if (!next) return committed;
-    options.onGeneration?.(next.generation);
-    try {
-      if (await flushGeneration(deps, table, manifest, next, options.signal)) committed.push(next.generation);
-    } catch (err) {
-      if (!(await committedMeanwhile(deps, table.name, shard, next.generation, options.signal))) throw err;
+  // A read ahead that is still running when this call ends, however it ends, stops.
+  const ended = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, ended.signal]) : ended.signal;
+  let ahead: ReadAhead | null = null;
+  try {
+    for (;;) {
+      const manifest = await deps.manifests.read(table.name, shard, signal);
+      await assertShardOpen(deps.poisonCache, manifest);
+      const next = manifest.sealed[0];
+      const pending = manifest.sealed.map((g) => ({ rows: g.walRows, bytes: g.walBytes }));
+      options.onWorkProgress?.(progressOf([...flushed, ...pending], flushed.length));
+      if (!next) return committed;
+      options.onGeneration?.(next.generation);
+      const turn: Turn = {
+        readAhead: covers(ahead, next) ? ahead : null,
+        readNext: () => {
+          const following = manifest.sealed[1];
+          ahead = following ? readAheadOf(deps.store, table.name, shard, following, signal) : null;
+        },
+      };
+      ahead = null;
+      try {
+        if (await flushGeneration(deps, table, manifest, next, turn, signal)) committed.push(next.generation);
+      } catch (err) {
+        if (!(await committedMeanwhile(deps, table.name, shard, next.generation, signal))) throw err;
+      }
+      flushed.push({ rows: next.walRows, bytes: next.walBytes });
+      options.onCommitted?.(next.generation);
     }
-    flushed.push({ rows: next.walRows, bytes: next.walBytes });
-    options.onCommitted?.(next.generation);
+  } finally {
+    ended.abort();
   }
+}
+
+/** A sealed generation's WAL range, read while the generation before it is put and committed. */
+interface ReadAhead {
+  generation: SealedGeneration;
+  /** Null when the read failed: the generation reads its range again in its own turn. */
+  tables: Promise<Table[] | null>;
+}
+
+/** What one generation's flush takes over from the turn before, and starts for the next. */
+interface Turn {
+  readAhead: ReadAhead | null;
+  /** Starts reading the next sealed generation's range, once this one's file is built. */
+  readNext(): void;
+}
+
+function readAheadOf(
+  store: ObjectStore,
+  table: string,
+  shard: number,
+  generation: SealedGeneration,
+  signal: AbortSignal,
+): ReadAhead {
+  return { generation, tables: readWalRange(store, table, shard, generation, signal).catch(() => null) };
+}
+
+/** Whether `ahead` read the range of `generation`, as the manifest now seals it. */
+function covers(ahead: ReadAhead | null, generation: SealedGeneration): ahead is ReadAhead {
+  const read = ahead?.generation;
+  return (
+    read?.generation === generation.generation &&
+    read.walFrom === generation.walFrom &&
+    read.walTo === generation.walTo
+  );
 }
 
 /** Writes and commits one generation; false when its commit was already there. */
@@ -73,10 +125,11 @@ async function flushGeneration(
   table: TableDef,
   read: ShardManifest,
   generation: SealedGeneration,
-  signal?: AbortSignal,
+  turn: Turn,
+  signal: AbortSignal,
 ): Promise<boolean> {
   const { shard } = read;
-  const artifact = await writeGeneration(deps, table, shard, generation, signal);
+  const artifact = await writeGeneration(deps, table, shard, generation, turn, signal);
   // I7: the manifest refuses a commit after a durable poison; one held only in Redis (the
   // store refused it) is checked again here, after the slow part of the flush.
   await assertShardOpen(deps.poisonCache, read);
@@ -111,10 +164,14 @@ async function writeGeneration(
   table: TableDef,
   shard: number,
   generation: SealedGeneration,
-  signal?: AbortSignal,
+  turn: Turn,
+  signal: AbortSignal,
 ): Promise<{ path: string; rows: number; bytes: number }> {
-  const tables = await readWalRange(deps.store, table.name, shard, generation, signal);
+  const tables =
+    (await turn.readAhead?.tables) ?? (await readWalRange(deps.store, table.name, shard, generation, signal));
   const built = buildRunFile(keyCodecFor(table.schema), walSchema(table.schema), tables);
+  // The next range's reads wait on the store as this put and the commit do, not on the CPU.
+  turn.readNext();
   const path = generationKey(table.name, shard, generation.generation);
   await deps.store.put(path, built.body, { signal });
   return { path, rows: built.rows, bytes: built.body.byteLength };

@@ -20,7 +20,7 @@ export interface Gate {
   release(): void;
 }
 
-type GatedOp = 'get' | 'list' | 'putIfAbsent';
+type GatedOp = 'get' | 'list' | 'put' | 'putIfAbsent';
 
 interface Held {
   op: GatedOp;
@@ -61,7 +61,8 @@ export class GatedStore implements ObjectStore {
     return this.inner.head(key, options);
   }
 
-  put(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta> {
+  async put(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta> {
+    await this.door('put', key);
     return this.inner.put(key, body, options);
   }
 
