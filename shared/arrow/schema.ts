@@ -163,8 +163,20 @@ export function schemaToJSON(schema: TableSchema): SchemaJSON {
   };
 }
 
+const arrowSchemas = new WeakMap<TableSchema, Schema>();
+
+/**
+ * The table's Arrow schema, built once per schema object: every batch built for the table
+ * then carries the same type objects, which Arrow and `takeRows` compare by identity
+ * before they compare two types field by field.
+ */
 export function toArrowSchema(schema: TableSchema): Schema {
-  return new Schema(schema.fields.map((f) => new Field(f.name, toArrowType(f.type), f.nullable)));
+  let built = arrowSchemas.get(schema);
+  if (!built) {
+    built = new Schema(schema.fields.map((f) => new Field(f.name, toArrowType(f.type), f.nullable)));
+    arrowSchemas.set(schema, built);
+  }
+  return built;
 }
 
 export function keyColumns(schema: TableSchema): KeyColumn[] {

@@ -15,8 +15,7 @@ import {
   tableFromIPC,
   tableToIPC,
 } from 'apache-arrow';
-import { toArrowType } from '../arrow/column-type.ts';
-import type { TableSchema } from '../arrow/schema.ts';
+import { type TableSchema, toArrowSchema } from '../arrow/schema.ts';
 import { concatBatches } from '../arrow/take.ts';
 import { SluiceError } from '../errors.ts';
 
@@ -31,13 +30,16 @@ export type WalEntry = { kind: 'hole'; seq: number } | { kind: 'rows'; table: Ta
 
 const walSchemas = new WeakMap<TableSchema, Schema>();
 
-/** The schema of WAL entries and L0 files of a table: its columns (non-key nullable) and the op. */
+/**
+ * The schema of WAL entries and L0 files of a table: its columns (non-key nullable) and the
+ * op. Its columns' types are the table's Arrow schema's own objects.
+ */
 export function walSchema(schema: TableSchema): Schema {
   const cached = walSchemas.get(schema);
   if (cached) return cached;
   const keys = new Set(schema.primaryKey);
-  const fields = schema.fields.map(
-    (column) => new Field(column.name, toArrowType(column.type), !keys.has(column.name)),
+  const fields = toArrowSchema(schema).fields.map(
+    (field) => new Field(field.name, field.type, !keys.has(field.name)),
   );
   const built = new Schema([...fields, new Field(OP_COLUMN, new Int8(), false)]);
   walSchemas.set(schema, built);
@@ -48,7 +50,7 @@ export function walSchema(schema: TableSchema): Schema {
 export function toWalBatch(schema: TableSchema, batch: RecordBatch, op: Op): RecordBatch {
   const target = walSchema(schema);
   const ops = makeData({
-    type: new Int8(),
+    type: target.fields.at(-1)!.type as Int8,
     length: batch.numRows,
     data: new Int8Array(batch.numRows).fill(op),
   });
