@@ -15,3 +15,22 @@ export function throwIfAborted(signal: AbortSignal | undefined, op: string): voi
 export function isAbortError(err: unknown): boolean {
   return err instanceof Error && err.name === 'AbortError';
 }
+
+/**
+ * Runs `call` with a signal that aborts after `ms`, and clears its timer when the call ends.
+ * `AbortSignal.timeout` cannot be cleared: every call would leave a timer that fires long
+ * after it answered and builds a TimeoutError for a signal nobody listens to any more, which
+ * cost a WAL put about as much CPU as its own link.
+ */
+export async function withDeadline<T>(ms: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`the operation timed out after ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
+  try {
+    return await call(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}

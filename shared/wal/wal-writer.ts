@@ -24,6 +24,7 @@ import { outcomeOf, walEntryRows, walEntryWrites, walPuts, walRedisRoundTrips } 
 import type { SealWatch } from '../redis/seal-watch.ts';
 import type { Allocation, Completion, SeqAllocation } from '../redis/seq-allocation.ts';
 import { ShardPoisonedError } from '../shard-poison.ts';
+import { withDeadline } from '../store/abort.ts';
 import type { ObjectStore, StagedObject } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
@@ -342,10 +343,11 @@ export class WalWriter {
     staging: Promise<StagedObject> | null,
   ): Promise<boolean> {
     const key = walKey(table.name, shard, seq);
-    const options = { signal: AbortSignal.timeout(this.deps.config.wal.putTimeoutMs) };
     try {
-      if (staging) await (await staging).putIfAbsent(key, options);
-      else await this.deps.store.putIfAbsent(key, body, options);
+      await withDeadline(this.deps.config.wal.putTimeoutMs, async (signal) => {
+        if (staging) await (await staging).putIfAbsent(key, { signal });
+        else await this.deps.store.putIfAbsent(key, body, { signal });
+      });
       walPuts.inc({ outcome: 'ok' });
       return true;
     } catch (err) {
