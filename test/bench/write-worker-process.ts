@@ -52,9 +52,19 @@ export function inlineWorkers(sluice: Sluice): BenchWorkers {
   };
 }
 
+/**
+ * BENCH_WRITE_WORKERS_CPU_PROF=<dir> writes a V8 CPU profile of each case's workers'
+ * process to `dir` (the writing process is profiled with `node --cpu-prof` itself; Node
+ * refuses --cpu-prof in NODE_OPTIONS, so nothing else reaches the forked process).
+ */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_WRITE_WORKERS_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 export async function spawnWorkers(options: WriteSluiceOptions): Promise<BenchWorkers> {
   const child = fork(ENTRY, [JSON.stringify(options)], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...profileArgs()],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   try {

@@ -47,6 +47,9 @@
  * BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the systems;
  * BENCH_WRITE_WORKERS (process | inline) places the workers; BENCH_WRITE_ARRIVALS (burst |
  * turns, write-drive.ts) says how writers acked at once come back. Every line says which.
+ * BENCH_WRITE_WORKERS_CPU_PROF=<dir> profiles the workers' process of every case
+ * (write-worker-process.ts); run the bench as `node --cpu-prof --import tsx
+ * test/bench/run.ts write …` to profile the writers too.
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
