@@ -1,15 +1,14 @@
 /**
- * The embedded object store: a directory tree that mirrors the key layout (docs/design.md, "Object layout").
+ * The embedded object store: a directory tree that mirrors the key layout (docs/design.md,
+ * "Object layout", which also says which calls go to libuv's thread pool and why).
  *
  * Every write lands whole: the bytes go to a temp file under `.tmp/`, which is fsynced and
  * then linked (put-if-absent) or renamed (put, put-if-match) to the key's path, and the
  * parent directory is fsynced before the write returns (I1: an ack means the object
  * survives a crash); writes that wait for an fsync of one directory at once share it
- * (`DirectorySyncs`). Only what may wait on the disk goes to libuv's thread pool (fsyncs,
- * reads, and the writing of a large body): the calls that touch nothing but the page cache
- * and the directory entries (open, create, a small write, futimes, stat, close, link,
- * rename, unlink) are made in place, since each trip to the pool and back costs more than
- * such a call (docs/design.md, "Object layout"). Replacing writes and deletes hold a per-key lock file, so a
+ * (`DirectorySyncs`). The calls on one file that usually touch only the page cache are
+ * made in place; fsyncs, reads, large writes and a listing's stats go to the thread pool.
+ * Replacing writes and deletes hold a per-key lock file, so a
  * put-if-match is a compare-and-swap across every process sharing the directory.
  * Put-if-absent needs no lock: link() fails atomically when the name is taken, and a
  * replacing rename never leaves the name empty for it to slip in.
@@ -154,7 +153,7 @@ export class FsStore implements ObjectStore {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'put');
       await this.ensureDir(dirname(path));
-      const temp = await this.writeTemp(body, options.signal);
+      const temp = await this.writeTemp('put', body, options.signal);
       await this.replaceLocked(key, path, temp, options.signal, async () => undefined);
       await this.dirSyncs.sync(dirname(path));
       return metaOf(key, temp.stat);
@@ -178,7 +177,7 @@ export class FsStore implements ObjectStore {
   stage(body: Uint8Array, options: OpOptions = {}): Promise<StagedObject> {
     return guard('stage', RESERVED_SEGMENT, async () => {
       throwIfAborted(options.signal, 'stage');
-      const temp = await this.writeTemp(body, options.signal);
+      const temp = await this.writeTemp('stage', body, options.signal);
       return {
         putIfAbsent: (key, opts = {}) => this.publish(key, temp, opts.signal),
         discard: async () => removeQuietly(temp.path),
@@ -190,7 +189,7 @@ export class FsStore implements ObjectStore {
     return guard('putIfMatch', key, async () => {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'putIfMatch');
-      const temp = await this.writeTemp(body, options.signal);
+      const temp = await this.writeTemp('putIfMatch', body, options.signal);
       await this.replaceLocked(key, path, temp, options.signal, async () => {
         const current = await this.metaAt(key, path);
         if (current?.etag !== etag) {
@@ -232,7 +231,9 @@ export class FsStore implements ObjectStore {
 
   private async metaAt(key: string, path: string): Promise<ObjectMeta | null> {
     try {
-      const stats = statSync(path, { bigint: true });
+      // From the pool: a listing stats every object it returns, which on a cold cache would
+      // hold the event loop for as many inode reads.
+      const stats = await stat(path, { bigint: true });
       return stats.isFile() ? metaOf(key, stats) : null;
     } catch (err) {
       if (ABSENT.has(errnoCode(err) ?? '')) return null;
@@ -240,12 +241,12 @@ export class FsStore implements ObjectStore {
     }
   }
 
-  /** Writes `body` to a fresh temp file and makes its bytes durable. */
-  private async writeTemp(body: Uint8Array, signal: AbortSignal | undefined): Promise<TempFile> {
+  /** Writes `body` to a fresh temp file and makes its bytes durable, for the store operation `op`. */
+  private async writeTemp(op: string, body: Uint8Array, signal: AbortSignal | undefined): Promise<TempFile> {
     const path = join(this.tempDir, `${randomUUID()}.tmp`);
     const fd = openSync(path, 'wx', 0o644);
     try {
-      await writeBody(fd, body, signal);
+      await writeBody(op, fd, body, signal);
       // The etag is made of inode, size and mtime. Inode numbers are reused and kernel
       // timestamps are coarse, so a random sub-second mtime keeps a replaced object from
       // repeating an old etag; lastModified reports whole seconds, as S3 does.
@@ -493,8 +494,13 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 /** Writes all of `body` at the start of the fresh file `fd`: in place when small, else from the pool. */
-async function writeBody(fd: number, body: Uint8Array, signal: AbortSignal | undefined): Promise<void> {
-  throwIfAborted(signal, 'write');
+async function writeBody(
+  op: string,
+  fd: number,
+  body: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  throwIfAborted(signal, op);
   const inPlace = body.byteLength <= WRITE_IN_PLACE_MAX_BYTES;
   let written = 0;
   while (written < body.byteLength) {
@@ -503,7 +509,7 @@ async function writeBody(fd: number, body: Uint8Array, signal: AbortSignal | und
     } else {
       const length = Math.min(WRITE_CHUNK_BYTES, body.byteLength - written);
       written += (await writeInPool(fd, body, written, length, written)).bytesWritten;
-      throwIfAborted(signal, 'write');
+      throwIfAborted(signal, op);
     }
   }
 }
