@@ -28,6 +28,8 @@ export async function withDeadline<T>(ms: number, call: (signal: AbortSignal) =>
     () => controller.abort(new DOMException(`the operation timed out after ${ms} ms`, 'TimeoutError')),
     ms,
   );
+  // As AbortSignal.timeout's: the deadline alone keeps no process alive.
+  timer.unref();
   try {
     return await call(controller.signal);
   } finally {
