@@ -20,7 +20,7 @@ import type { TableDef } from '../table/table-def.ts';
 import { decodeWalEntry, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { commitGeneration, isCommitted } from './manifest-transitions.ts';
-import { buildRunFile } from './run-file.ts';
+import { buildRunFile, type RunFile } from './run-file.ts';
 import type { SealedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
 export interface FlushDeps {
@@ -65,7 +65,7 @@ export async function flushShard(
       if (!next) return committed;
       options.onGeneration?.(next.generation);
       const turn: Turn = {
-        readAhead: covers(ahead, next) ? ahead : null,
+        readAhead: takeIfCovers(ahead, next),
         readNext: () => {
           const following = manifest.sealed[1];
           ahead = following ? readAheadOf(deps.store, table.name, shard, following, signal) : null;
@@ -90,10 +90,13 @@ interface ReadAhead {
   generation: SealedGeneration;
   /** Null when the read failed: the generation reads its range again in its own turn. */
   tables: Promise<Table[] | null>;
+  /** Stops the reads of a read ahead that its generation's turn does not take. */
+  drop(): void;
 }
 
 /** What one generation's flush takes over from the turn before, and starts for the next. */
 interface Turn {
+  /** Let go once taken, so its tables are not held while the next range is read. */
   readAhead: ReadAhead | null;
   /** Starts reading the next sealed generation's range, once this one's file is built. */
   readNext(): void;
@@ -106,17 +109,24 @@ function readAheadOf(
   generation: SealedGeneration,
   signal: AbortSignal,
 ): ReadAhead {
-  return { generation, tables: readWalRange(store, table, shard, generation, signal).catch(() => null) };
+  const dropped = new AbortController();
+  const reading = readWalRange(store, table, shard, generation, AbortSignal.any([signal, dropped.signal]));
+  return { generation, tables: reading.catch(() => null), drop: () => dropped.abort() };
 }
 
-/** Whether `ahead` read the range of `generation`, as the manifest now seals it. */
-function covers(ahead: ReadAhead | null, generation: SealedGeneration): ahead is ReadAhead {
+/**
+ * `ahead` if it read `generation`, which the fresh manifest seals next; else it is dropped.
+ * It can miss only when another run committed its generation meanwhile (I11); the range
+ * is compared too, so that a read ahead is taken only for exactly the entries it read.
+ */
+function takeIfCovers(ahead: ReadAhead | null, generation: SealedGeneration): ReadAhead | null {
   const read = ahead?.generation;
-  return (
+  const covers =
     read?.generation === generation.generation &&
     read.walFrom === generation.walFrom &&
-    read.walTo === generation.walTo
-  );
+    read.walTo === generation.walTo;
+  if (!covers) ahead?.drop();
+  return covers ? ahead : null;
 }
 
 /** Writes and commits one generation; false when its commit was already there. */
@@ -167,14 +177,31 @@ async function writeGeneration(
   turn: Turn,
   signal: AbortSignal,
 ): Promise<{ path: string; rows: number; bytes: number }> {
-  const tables =
-    (await turn.readAhead?.tables) ?? (await readWalRange(deps.store, table.name, shard, generation, signal));
-  const built = buildRunFile(keyCodecFor(table.schema), walSchema(table.schema), tables);
+  const built = await buildGeneration(deps, table, shard, generation, turn, signal);
   // The next range's reads wait on the store as this put and the commit do, not on the CPU.
   turn.readNext();
   const path = generationKey(table.name, shard, generation.generation);
   await deps.store.put(path, built.body, { signal });
   return { path, rows: built.rows, bytes: built.body.byteLength };
+}
+
+/**
+ * The generation's L0 file, from its range as read ahead or as read now. Its own frame, so
+ * that the rows it read are not held while the file is put and the next range is read.
+ */
+async function buildGeneration(
+  deps: FlushDeps,
+  table: TableDef,
+  shard: number,
+  generation: SealedGeneration,
+  turn: Turn,
+  signal: AbortSignal,
+): Promise<RunFile> {
+  const readAhead = turn.readAhead;
+  turn.readAhead = null;
+  const tables =
+    (await readAhead?.tables) ?? (await readWalRange(deps.store, table.name, shard, generation, signal));
+  return buildRunFile(keyCodecFor(table.schema), walSchema(table.schema), tables);
 }
 
 /** The row tables of a sealed WAL range, in seq order. A missing entry is lost data: fail-stop. */

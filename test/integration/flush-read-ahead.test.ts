@@ -33,6 +33,8 @@ describe('flush: the next generation is read while one is put and committed', ()
     const putOfFirst = gated.hold('put', new RegExp(`${generationKey(TABLE, 0, 1)}$`));
     const readOfSecond = gated.hold('get', new RegExp(`${walKey(TABLE, 0, secondSeq)}$`));
 
+    const readsOfSecond = h.store.inject({ op: 'get', key: walKey(TABLE, 0, secondSeq), latencyMs: 1 });
+
     const flushing = flusher.shards.flush(TABLE, 0);
     await putOfFirst.reached;
     await readOfSecond.reached;
@@ -41,10 +43,31 @@ describe('flush: the next generation is read while one is put and committed', ()
     putOfFirst.release();
 
     expect(await flushing).toEqual([1, 2]);
+    // Generation 2 was built from what was read ahead, not read again in its turn.
+    expect(readsOfSecond.hits).toBe(1);
     const { committed, walCursor } = await h.parts.manifests.read(TABLE, 0);
     expect(committed.map((c) => c.generation)).toEqual([1, 2]);
     expect(walCursor).toBe(secondSeq);
     expect((await readAll(h.sluice, TABLE)).map((r) => r.id)).toEqual(eventRows(1, 20).map((r) => r.id));
+  });
+
+  it('a run whose read-ahead generation another run committed meanwhile drops it, and flushes what is sealed next', async () => {
+    const gated = new GatedStore(h.store);
+    const flusher = h.otherProcess(gated).sluice;
+    const putOfFirst = gated.hold('put', new RegExp(`${generationKey(TABLE, 0, 1)}$`));
+    const flushing = flusher.shards.flush(TABLE, 0);
+    await putOfFirst.reached;
+
+    expect(await h.sluice.shards.flush(TABLE, 0)).toEqual([1, 2]);
+    await writeRows(h.sluice, TABLE, eventRows(21, 30));
+    await h.sluice.shards.seal(TABLE, 0);
+    putOfFirst.release();
+
+    expect(await flushing).toEqual([3]);
+    const { committed, poison } = await h.parts.manifests.read(TABLE, 0);
+    expect(committed.map((c) => c.generation)).toEqual([1, 2, 3]);
+    expect(poison).toBeNull();
+    expect((await readAll(h.sluice, TABLE)).map((r) => r.id)).toEqual(eventRows(1, 30).map((r) => r.id));
   });
 
   it('a read ahead that fails costs nothing: the generation reads its range again in its own turn', async () => {
