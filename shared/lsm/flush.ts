@@ -54,6 +54,7 @@ export async function flushShard(
   // A read ahead that is still running when this call ends, however it ends, stops.
   const ended = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, ended.signal]) : ended.signal;
+  const run: ShardFlush = { deps, table, shard, signal };
   let ahead: ReadAhead | null = null;
   try {
     for (;;) {
@@ -68,12 +69,12 @@ export async function flushShard(
         readAhead: takeIfCovers(ahead, next),
         readNext: () => {
           const following = manifest.sealed[1];
-          ahead = following ? readAheadOf(deps.store, table.name, shard, following, signal) : null;
+          ahead = following ? readAheadOf(run, following) : null;
         },
       };
       ahead = null;
       try {
-        if (await flushGeneration(deps, table, manifest, next, turn, signal)) committed.push(next.generation);
+        if (await flushGeneration(run, manifest, next, turn)) committed.push(next.generation);
       } catch (err) {
         if (!(await committedMeanwhile(deps, table.name, shard, next.generation, signal))) throw err;
       }
@@ -83,6 +84,14 @@ export async function flushShard(
   } finally {
     ended.abort();
   }
+}
+
+/** One flush call: its shard, and the signal that ends its reads ahead with it. */
+interface ShardFlush {
+  deps: FlushDeps;
+  table: TableDef;
+  shard: number;
+  signal: AbortSignal;
 }
 
 /** A sealed generation's WAL range, read while the generation before it is put and committed. */
@@ -102,15 +111,11 @@ interface Turn {
   readNext(): void;
 }
 
-function readAheadOf(
-  store: ObjectStore,
-  table: string,
-  shard: number,
-  generation: SealedGeneration,
-  signal: AbortSignal,
-): ReadAhead {
+function readAheadOf(run: ShardFlush, generation: SealedGeneration): ReadAhead {
+  const { deps, table, shard, signal } = run;
   const dropped = new AbortController();
-  const reading = readWalRange(store, table, shard, generation, AbortSignal.any([signal, dropped.signal]));
+  const both = AbortSignal.any([signal, dropped.signal]);
+  const reading = readWalRange(deps.store, table.name, shard, generation, both);
   return { generation, tables: reading.catch(() => null), drop: () => dropped.abort() };
 }
 
@@ -131,15 +136,13 @@ function takeIfCovers(ahead: ReadAhead | null, generation: SealedGeneration): Re
 
 /** Writes and commits one generation; false when its commit was already there. */
 async function flushGeneration(
-  deps: FlushDeps,
-  table: TableDef,
+  run: ShardFlush,
   read: ShardManifest,
   generation: SealedGeneration,
   turn: Turn,
-  signal: AbortSignal,
 ): Promise<boolean> {
-  const { shard } = read;
-  const artifact = await writeGeneration(deps, table, shard, generation, turn, signal);
+  const { deps, table, shard, signal } = run;
+  const artifact = await writeGeneration(run, generation, turn);
   // I7: the manifest refuses a commit after a durable poison; one held only in Redis (the
   // store refused it) is checked again here, after the slow part of the flush.
   await assertShardOpen(deps.poisonCache, read);
@@ -170,14 +173,12 @@ async function committedMeanwhile(
 }
 
 async function writeGeneration(
-  deps: FlushDeps,
-  table: TableDef,
-  shard: number,
+  run: ShardFlush,
   generation: SealedGeneration,
   turn: Turn,
-  signal: AbortSignal,
 ): Promise<{ path: string; rows: number; bytes: number }> {
-  const built = await buildGeneration(deps, table, shard, generation, turn, signal);
+  const { deps, table, shard, signal } = run;
+  const built = await buildGeneration(run, generation, turn);
   // The next range's reads wait on the store as this put and the commit do, not on the CPU.
   turn.readNext();
   const path = generationKey(table.name, shard, generation.generation);
@@ -189,14 +190,8 @@ async function writeGeneration(
  * The generation's L0 file, from its range as read ahead or as read now. Its own frame, so
  * that the rows it read are not held while the file is put and the next range is read.
  */
-async function buildGeneration(
-  deps: FlushDeps,
-  table: TableDef,
-  shard: number,
-  generation: SealedGeneration,
-  turn: Turn,
-  signal: AbortSignal,
-): Promise<RunFile> {
+async function buildGeneration(run: ShardFlush, generation: SealedGeneration, turn: Turn): Promise<RunFile> {
+  const { deps, table, shard, signal } = run;
   const readAhead = turn.readAhead;
   turn.readAhead = null;
   const tables =
