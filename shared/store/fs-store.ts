@@ -387,19 +387,15 @@ export class FsStore implements ObjectStore {
         key: `${dirKey}${entry.name}${entry.isDirectory() ? '/' : ''}`,
         dir: entry.isDirectory(),
       }))
+      // Before the sort: a WAL directory keeps a GC grace of entries, and a seal lists only
+      // those past its last one.
+      .filter((candidate) => !isListedBefore(candidate, startAfter))
       .sort((a, b) => compareKeys(a.key, b.key));
     // A name is visible from link() on, before the writer's directory fsync makes it durable.
     // A lister acts on what it returns (a seal seals it, a read serves it), so it makes the
     // directory durable first: nothing it returns can vanish in a power loss after.
     if (candidates.some((c) => !c.dir)) await this.syncListed(resolve(this.root, dirKey));
     for (const { key, dir } of candidates) {
-      if (
-        startAfter !== undefined &&
-        compareKeys(key, startAfter) <= 0 &&
-        !(dir && startAfter.startsWith(key))
-      ) {
-        continue;
-      }
       if (dir) {
         yield* this.walk(key, '', startAfter);
       } else {
@@ -434,6 +430,12 @@ export class FsStore implements ObjectStore {
         rmSync(path, { force: true });
     }
   }
+}
+
+/** Whether a listing that starts after `startAfter` passes `candidate` by: a directory only if no key in it comes later. */
+function isListedBefore(candidate: { key: string; dir: boolean }, startAfter: string | undefined): boolean {
+  if (startAfter === undefined || compareKeys(candidate.key, startAfter) > 0) return false;
+  return !(candidate.dir && startAfter.startsWith(candidate.key));
 }
 
 function metaOf(key: string, stats: BigIntStats): ObjectMeta {
