@@ -8,10 +8,10 @@
  * survives a crash); writes that wait for an fsync of one directory at once share it
  * (`DirectorySyncs`). The calls on one file that usually touch only the page cache are
  * made in place; fsyncs, reads, large writes and a listing's stats go to the thread pool.
- * Replacing writes and deletes hold a per-key lock file, so a
- * put-if-match is a compare-and-swap across every process sharing the directory.
- * Put-if-absent needs no lock: link() fails atomically when the name is taken, and a
- * replacing rename never leaves the name empty for it to slip in.
+ * Replacing writes and deletes hold a per-key lock file, so a put-if-match is a
+ * compare-and-swap across every process sharing the directory. Put-if-absent needs no
+ * lock: link() fails atomically when the name is taken, and a replacing rename never
+ * leaves the name empty for it to slip in.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import {
