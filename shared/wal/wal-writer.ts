@@ -182,14 +182,18 @@ export class WalWriter {
 
   private async writeEntry(lane: Lane, batches: RecordBatch[]): Promise<number> {
     const { table, shard } = lane;
+    // The allocation is on the wire before the entry is encoded: the encoding, and where the
+    // store can the bytes' way to the disk, run while Redis answers. Should anything below
+    // throw before the put, the allocated seq becomes a hole like any put that never lands.
+    const firstAllocation = this.allocate(lane);
+    firstAllocation.catch(() => undefined);
     const body = encodeWalEntry(batches);
     const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
-    // Where the store can, the bytes reach the disk while Redis allocates the seq naming them.
     const staging = this.deps.store.stage?.(body) ?? null;
     staging?.catch(() => undefined);
     try {
       for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
-        const { seq, floorAt } = await this.allocate(lane);
+        const { seq, floorAt } = await (attempt === 0 ? firstAllocation : this.allocate(lane));
         await this.watchSeal(table.name, shard);
         let landed: boolean;
         try {
@@ -228,7 +232,8 @@ export class WalWriter {
     const { limits } = this.deps.config;
     // Enough for a Redis that lost everything: the shard's state, then its drop flag, then the seq.
     for (let attempt = 0; attempt < 4; attempt++) {
-      const floor = await this.seqFloor(table.name, shard);
+      // A floor still fresh is taken without an await, so the allocation leaves at once.
+      const floor = this.freshFloor(table.name, shard) ?? (await this.readFloor(table.name, shard));
       const completions = lane.completions.splice(0);
       let allocation: Allocation;
       try {
@@ -280,15 +285,13 @@ export class WalWriter {
   }
 
   /**
-   * The highest seq this shard has sealed, re-read from the manifest once it is older than
-   * `seqFloorTtlMs`: the floor below which Redis must never hand out a seq (see
-   * SeqAllocation.allocate).
+   * The highest seq this shard has sealed as last read from the manifest, or null once that
+   * reading is older than `seqFloorTtlMs` and must be redone: the floor below which Redis
+   * must never hand out a seq (see SeqAllocation.allocate).
    */
-  private async seqFloor(table: string, shard: number): Promise<{ value: number; at: number }> {
-    const id = `${table}/${shard}`;
-    const known = this.floors.get(id);
-    if (known && Date.now() - known.at < seqFloorTtlMs(this.deps.config)) return known;
-    return this.readFloor(table, shard);
+  private freshFloor(table: string, shard: number): { value: number; at: number } | null {
+    const known = this.floors.get(`${table}/${shard}`);
+    return known && Date.now() - known.at < seqFloorTtlMs(this.deps.config) ? known : null;
   }
 
   private async readFloor(table: string, shard: number): Promise<{ value: number; at: number }> {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -24,6 +24,29 @@ describe('write path: WAL → seal → flush → reads', () => {
     expect(ack).toEqual({ acked: 3, shards: [{ shard: 0, seq: 1 }] });
     const entry = await h.store.inner.head(walKey('ack', 0, 1));
     expect(entry?.size).toBeGreaterThan(0);
+  });
+
+  it("a write's seq allocation leaves for Redis before its entry is encoded and staged, so both overlap the round trip", async () => {
+    const def = await h.createTable(eventsTable('overlap'));
+    // The first write reads the shard's seq floor; the second finds it fresh.
+    await writeRows(h.sluice, 'overlap', eventRows(1, 1));
+    const second = jsonRowsToRecordBatch(def.schema, eventRows(2, 2));
+    const events: string[] = [];
+    const send = h.redis.sendCommand.bind(h.redis);
+    vi.spyOn(h.redis, 'sendCommand').mockImplementation((command, ...rest) => {
+      events.push(command.name);
+      return send(command, ...rest);
+    });
+    const stage = h.store.stage!;
+    Object.defineProperty(h.store, 'stage', {
+      value: (...args: Parameters<typeof stage>) => {
+        events.push('stage');
+        return stage(...args);
+      },
+    });
+    const ack = await h.sluice.writes.append('overlap', second);
+    expect(ack.shards).toEqual([{ shard: 0, seq: 2 }]);
+    expect(events.slice(0, 2)).toEqual(['evalsha', 'stage']);
   });
 
   it('a write of no rows acks nothing and puts no WAL entry, on one shard as on many', async () => {
