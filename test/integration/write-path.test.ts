@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { walKey } from '../../shared/table/paths.ts';
@@ -32,10 +33,11 @@ describe('write path: WAL → seal → flush → reads', () => {
     await writeRows(h.sluice, 'overlap', eventRows(1, 1));
     const second = jsonRowsToRecordBatch(def.schema, eventRows(2, 2));
     const events: string[] = [];
-    const send = h.redis.sendCommand.bind(h.redis);
-    vi.spyOn(h.redis, 'sendCommand').mockImplementation((command, ...rest) => {
-      events.push(command.name);
-      return send(command, ...rest);
+    const redis = h.redis as Redis;
+    const send = redis.sendCommand.bind(redis);
+    vi.spyOn(redis, 'sendCommand').mockImplementation((...args: Parameters<Redis['sendCommand']>) => {
+      events.push(args[0].name);
+      return send(...args);
     });
     const stage = h.store.stage!;
     Object.defineProperty(h.store, 'stage', {
