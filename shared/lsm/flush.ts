@@ -11,6 +11,7 @@ import type { Table } from 'apache-arrow';
 import pLimit from 'p-limit';
 import { keyCodecFor } from '../arrow/key-codec.ts';
 import { SluiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SealCounters } from '../redis/seal-counters.ts';
 import { assertShardOpen } from '../shard-poison.ts';
@@ -28,6 +29,7 @@ export interface FlushDeps {
   manifests: ShardManifestStore;
   poisonCache: PoisonCache;
   sealCounters: SealCounters;
+  log: Logger;
 }
 
 export interface FlushOptions {
@@ -115,8 +117,16 @@ function readAheadOf(run: ShardFlush, generation: SealedGeneration): ReadAhead {
   const { deps, table, shard, signal } = run;
   const dropped = new AbortController();
   const both = AbortSignal.any([signal, dropped.signal]);
-  const reading = readWalRange(deps.store, table.name, shard, generation, both);
-  return { generation, tables: reading.catch(() => null), drop: () => dropped.abort() };
+  const reading = readWalRange(deps.store, table.name, shard, generation, both).catch((err: unknown) => {
+    if (!both.aborted) {
+      deps.log.warn(
+        { err, table: table.name, shard, generation: generation.generation },
+        'reading ahead a sealed WAL range failed; its flush reads it again',
+      );
+    }
+    return null;
+  });
+  return { generation, tables: reading, drop: () => dropped.abort() };
 }
 
 /**
