@@ -112,7 +112,7 @@ export class WalWriter {
   }
 
   private laneFor(table: TableDef, shard: number): Lane {
-    const id = `${table.name}/${shard}`;
+    const id = shardId(table.name, shard);
     const known = this.lanes.get(id);
     if (known) {
       known.table = table;
@@ -273,9 +273,9 @@ export class WalWriter {
           );
         case 'uninitialized':
           await syncShard(this.deps, table.name, shard);
-          this.floors.delete(`${table.name}/${shard}`);
+          this.floors.delete(shardId(table.name, shard));
           // Redis lost the shard's state, and with it this process's seal-watch mark.
-          this.watchedUntil.delete(`${table.name}/${shard}`);
+          this.watchedUntil.delete(shardId(table.name, shard));
       }
     }
     throw new SluiceError('REDIS_UNAVAILABLE', 'shard state could not be initialized', {
@@ -290,7 +290,7 @@ export class WalWriter {
    * must never hand out a seq (see SeqAllocation.allocate).
    */
   private freshFloor(table: string, shard: number): { value: number; at: number } | null {
-    const known = this.floors.get(`${table}/${shard}`);
+    const known = this.floors.get(shardId(table, shard));
     return known && Date.now() - known.at < seqFloorTtlMs(this.deps.config) ? known : null;
   }
 
@@ -298,7 +298,7 @@ export class WalWriter {
     const at = Date.now();
     const { sealedThrough } = await this.deps.manifests.read(table, shard);
     const floor = { value: sealedThrough, at };
-    this.floors.set(`${table}/${shard}`, floor);
+    this.floors.set(shardId(table, shard), floor);
     return floor;
   }
 
@@ -328,7 +328,7 @@ export class WalWriter {
    * per shard per half watch, not per write.
    */
   private async watchSeal(table: string, shard: number): Promise<void> {
-    const id = `${table}/${shard}`;
+    const id = shardId(table, shard);
     const watchMs = this.deps.config.scheduler.lostSealSeconds * 1000;
     const now = Date.now();
     if ((this.watchedUntil.get(id) ?? 0) - now >= watchMs / 2) return;
@@ -463,6 +463,11 @@ export class WalWriter {
       !lane.sealWanted &&
       lane.background === null &&
       lane.idleTimer === null;
-    if (idle) this.lanes.delete(`${lane.table.name}/${lane.shard}`);
+    if (idle) this.lanes.delete(shardId(lane.table.name, lane.shard));
   }
+}
+
+/** The key of a shard in this process's maps of lanes, floors and seal-watch marks. */
+function shardId(table: string, shard: number): string {
+  return `${table}/${shard}`;
 }
