@@ -192,7 +192,7 @@ async function writeGeneration(
   // The next range's reads wait on the store as this put and the commit do, not on the CPU.
   turn.readNext();
   const path = generationKey(table.name, shard, generation.generation);
-  await deps.store.put(path, built.body, { signal });
+  await deps.store.put(path, built.body, { signal, background: true });
   return { path, rows: built.rows, bytes: built.body.byteLength };
 }
 

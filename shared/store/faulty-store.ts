@@ -13,6 +13,7 @@ import type {
   ObjectMeta,
   ObjectStore,
   OpOptions,
+  PutOptions,
   StagedObject,
   StoredObject,
 } from './object-store.ts';
@@ -128,7 +129,7 @@ export class FaultyStore implements ObjectStore {
     return this.run('head', key, options?.signal, () => this.inner.head(key, options));
   }
 
-  put(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta> {
+  put(key: string, body: Uint8Array, options?: PutOptions): Promise<ObjectMeta> {
     return this.run('put', key, options?.signal, () => this.inner.put(key, body, options));
   }
 

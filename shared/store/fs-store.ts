@@ -17,6 +17,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   type BigIntStats,
   closeSync,
+  fdatasync,
   fstatSync,
   fsync,
   fsyncSync,
@@ -51,6 +52,7 @@ import type {
   ObjectMeta,
   ObjectStore,
   OpOptions,
+  PutOptions,
   StagedObject,
   StoredObject,
 } from './object-store.ts';
@@ -62,12 +64,15 @@ export interface FsStoreOptions {
   tempMaxAgeMs?: number;
   /** Makes a directory's entries durable (fsync); a test wraps it to see when it happens. */
   syncDirectory?: (dir: string) => Promise<void>;
+  /** Makes a background write's bytes so far durable (fdatasync); a test wraps it to count the steps. */
+  syncData?: (fd: number) => Promise<void>;
 }
 
 const DEFAULTS: Required<FsStoreOptions> = {
   staleLockMs: 10_000,
   tempMaxAgeMs: 60 * 60 * 1000,
   syncDirectory: fsyncDir,
+  syncData: promisify(fdatasync),
 };
 /** As S3's ListObjectsV2, so callers see the same pages from either store. */
 const MAX_PAGE_SIZE = 1000;
@@ -83,6 +88,12 @@ const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
 const WRITE_IN_PLACE_MAX_BYTES = 1 << 20;
 /** What the thread pool writes of a large body per call, checking for an abort between calls. */
 const WRITE_CHUNK_BYTES = 8 << 20;
+/**
+ * A large background write is written and made durable this much at a time, so the disk
+ * never holds megabytes of its dirty pages for an acked write's fsync to queue behind: with
+ * the flush's L0 files written in one go, a lone writer's ack p99 was 30–40% higher.
+ */
+const BACKGROUND_STEP_BYTES = 1 << 20;
 
 const fsyncInPool = promisify(fsync);
 const writeInPool = promisify(write);
@@ -148,12 +159,13 @@ export class FsStore implements ObjectStore {
     });
   }
 
-  put(key: string, body: Uint8Array, options: OpOptions = {}): Promise<ObjectMeta> {
+  put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<ObjectMeta> {
     return guard('put', key, async () => {
       const path = this.pathOf(key);
       throwIfAborted(options.signal, 'put');
       await this.ensureDir(dirname(path));
-      const temp = await this.writeTemp('put', body, options.signal);
+      const syncStep = options.background ? this.options.syncData : undefined;
+      const temp = await this.writeTemp('put', body, options.signal, syncStep);
       await this.replaceLocked(key, path, temp, options.signal, async () => undefined);
       await this.dirSyncs.sync(dirname(path));
       return metaOf(key, temp.stat);
@@ -241,12 +253,20 @@ export class FsStore implements ObjectStore {
     }
   }
 
-  /** Writes `body` to a fresh temp file and makes its bytes durable, for the store operation `op`. */
-  private async writeTemp(op: string, body: Uint8Array, signal: AbortSignal | undefined): Promise<TempFile> {
+  /**
+   * Writes `body` to a fresh temp file and makes its bytes durable, for the store operation
+   * `op`; with `syncStep`, a large body is made durable step by step as it is written.
+   */
+  private async writeTemp(
+    op: string,
+    body: Uint8Array,
+    signal: AbortSignal | undefined,
+    syncStep?: (fd: number) => Promise<void>,
+  ): Promise<TempFile> {
     const path = join(this.tempDir, `${randomUUID()}.tmp`);
     const fd = openSync(path, 'wx', 0o644);
     try {
-      await writeBody(op, fd, body, signal);
+      await writeBody(op, fd, body, signal, syncStep);
       // The etag is made of inode, size and mtime. Inode numbers are reused and kernel
       // timestamps are coarse, so a random sub-second mtime keeps a replaced object from
       // repeating an old etag; lastModified reports whole seconds, as S3 does.
@@ -495,22 +515,28 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Writes all of `body` at the start of the fresh file `fd`: in place when small, else from the pool. */
+/**
+ * Writes all of `body` at the start of the fresh file `fd`: in place when small, else from
+ * the pool, in steps that `syncStep` makes durable one by one when given.
+ */
 async function writeBody(
   op: string,
   fd: number,
   body: Uint8Array,
   signal: AbortSignal | undefined,
+  syncStep: ((fd: number) => Promise<void>) | undefined,
 ): Promise<void> {
   throwIfAborted(signal, op);
   const inPlace = body.byteLength <= WRITE_IN_PLACE_MAX_BYTES;
+  const chunk = syncStep ? BACKGROUND_STEP_BYTES : WRITE_CHUNK_BYTES;
   let written = 0;
   while (written < body.byteLength) {
     if (inPlace) {
       written += writeSync(fd, body, written);
     } else {
-      const length = Math.min(WRITE_CHUNK_BYTES, body.byteLength - written);
+      const length = Math.min(chunk, body.byteLength - written);
       written += (await writeInPool(fd, body, written, length, written)).bytesWritten;
+      if (syncStep) await syncStep(fd);
       throwIfAborted(signal, op);
     }
   }

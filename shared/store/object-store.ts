@@ -28,6 +28,14 @@ export interface OpOptions {
   signal?: AbortSignal;
 }
 
+export interface PutOptions extends OpOptions {
+  /**
+   * No ack waits on this write (an L0 file): a store whose disk the acked writes share may
+   * take longer over it so that their fsyncs do not queue behind it. S3 ignores it.
+   */
+  background?: boolean;
+}
+
 export interface GetOptions extends OpOptions {
   range?: ByteRange;
 }
@@ -54,7 +62,7 @@ export interface ObjectStore {
   get(key: string, options?: GetOptions): Promise<StoredObject | null>;
   head(key: string, options?: OpOptions): Promise<ObjectMeta | null>;
   /** Unconditional write; atomic: a reader sees the old object or the new one, never a mix. */
-  put(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta>;
+  put(key: string, body: Uint8Array, options?: PutOptions): Promise<ObjectMeta>;
   /** Writes only if no object exists at `key`; otherwise throws PRECONDITION_FAILED. */
   putIfAbsent(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta>;
   /**

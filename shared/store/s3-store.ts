@@ -23,6 +23,7 @@ import type {
   ObjectMeta,
   ObjectStore,
   OpOptions,
+  PutOptions,
   StoredObject,
 } from './object-store.ts';
 
@@ -118,7 +119,7 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  put(key: string, body: Uint8Array, options: OpOptions = {}): Promise<ObjectMeta> {
+  put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<ObjectMeta> {
     return this.write('put', this.client, key, body, {}, options.signal);
   }
 

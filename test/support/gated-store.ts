@@ -10,6 +10,7 @@ import type {
   ObjectMeta,
   ObjectStore,
   OpOptions,
+  PutOptions,
   StoredObject,
 } from '../../shared/store/object-store.ts';
 
@@ -61,7 +62,7 @@ export class GatedStore implements ObjectStore {
     return this.inner.head(key, options);
   }
 
-  async put(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta> {
+  async put(key: string, body: Uint8Array, options?: PutOptions): Promise<ObjectMeta> {
     await this.door('put', key);
     return this.inner.put(key, body, options);
   }
