@@ -5,6 +5,7 @@
  * manifests first and then the objects they name; one that began before that version was
  * committed has had the whole grace period to finish, so nothing it still needs is taken.
  */
+import pLimit from 'p-limit';
 import { gcDeletedObjects } from '../metrics.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { generationPrefix, numberFromKey, walPrefix } from '../table/paths.ts';
@@ -13,6 +14,9 @@ import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base
 import { pruneMerged } from './manifest-transitions.ts';
 import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 import type { Versioned } from './versioned-document.ts';
+
+/** Deletes in flight at once per collection. */
+const DELETE_CONCURRENCY = 32;
 
 export interface GcDeps {
   store: ObjectStore;
@@ -109,8 +113,7 @@ async function deleteNumbered(store: ObjectStore, prefix: string, through: numbe
     const last = numberFromKey(page.at(-1)?.key ?? '');
     if (last !== null && last > through) break;
   }
-  for (const key of doomed) await store.delete(key);
-  return doomed.length;
+  return deleteAll(store, doomed);
 }
 
 async function deleteVersions(
@@ -118,6 +121,15 @@ async function deleteVersions(
   versions: number[],
   keyOf: (v: number) => string,
 ): Promise<number> {
-  for (const version of versions) await store.delete(keyOf(version));
-  return versions.length;
+  return deleteAll(store, versions.map(keyOf));
+}
+
+/**
+ * Deletes `keys` side by side: one at a time, a backlog of a few thousand WAL entries took
+ * a tick minutes on the file store (a directory fsync each) while merges waited behind it.
+ */
+async function deleteAll(store: ObjectStore, keys: string[]): Promise<number> {
+  const limit = pLimit(DELETE_CONCURRENCY);
+  await Promise.all(keys.map((key) => limit(() => store.delete(key))));
+  return keys.length;
 }

@@ -76,8 +76,8 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     report.swept = true;
   }
   report.lostSeals = await recoverLostSeals(deps, now);
-  const changed = groupByTable(await deps.index.takeDirty());
-  for (const [name, shards] of changed) {
+  const changed: TableDef[] = [];
+  for (const [name, shards] of groupByTable(await deps.index.takeDirty())) {
     const table = await deps.catalog.get(name).catch((err: unknown) => {
       if (isSluiceError(err, 'TABLE_NOT_FOUND')) return null;
       throw err;
@@ -90,14 +90,19 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     await deps.index.save(states);
     report.sampled += states.length;
     await scheduleCompaction(deps, table, base, report);
+    changed.push(table);
+  }
+  const all = await deps.index.all();
+  report.warnings = observePending(deps, all);
+  await scheduleMerges(deps, all, now, report);
+  // Last: a collection that has a backlog to delete may take long, and a worker that dies
+  // meanwhile loses the tick; the merges it asked for are queued by then.
+  for (const table of changed) {
     await collectTable(deps, table, {
       now,
       graceMs: deps.config.scheduler.gcGraceSeconds * 1000,
     });
   }
-  const all = await deps.index.all();
-  report.warnings = observePending(deps, all);
-  await scheduleMerges(deps, all, now, report);
   return report;
 }
 

@@ -4,9 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkKind } from '../../shared/scheduler/contracts.ts';
 import { type SamplerDeps, samplerTick } from '../../shared/scheduler/sampler.ts';
 import { walKey } from '../../shared/table/paths.ts';
+import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { deleteKeys } from '../support/redis.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** The sampler's ports, recording what it asks for; the gates answer from sets the test fills. */
 function recordingPorts() {
@@ -209,6 +211,52 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
       await h.sluice.shards.seal('gc', 0);
       await h.sluice.shards.flush('gc', 0);
       expect(await readAll(h.sluice, 'gc')).toEqual(eventRows(1, 25));
+    });
+  });
+
+  describe('garbage collection under a backlog (found by chaos seed 73: merges starved for minutes)', () => {
+    /** Three generations merged, so their WAL entries, L0 files and manifest versions are garbage; a fourth is due to merge. */
+    async function garbageAndADueMerge(): Promise<void> {
+      await setup({ gcGraceSeconds: 2 });
+      await h.createTable(
+        eventsTable('backlog', { settings: { mergeAfterGenerations: 1, mergeAfterSeconds: 0 } }),
+      );
+      await generations('backlog', 3);
+      await h.sluice.tableWork.merge('backlog');
+      await generations('backlog', 1);
+      await h.parts.samplerIndex.markDirty('backlog', [0]);
+    }
+
+    /** A tick past the grace, whose store deletes through `gated`. */
+    function tickPastGrace(gated: GatedStore) {
+      return samplerTick({ ...deps(), store: gated }, Date.now() + 60_000);
+    }
+
+    it('a tick asks for the due merge before it collects garbage, so a long collection holds no merge back', async () => {
+      await garbageAndADueMerge();
+      const gated = new GatedStore(h.store);
+      const firstDelete = gated.hold('delete', /./);
+      const ticking = tickPastGrace(gated);
+      await firstDelete.reached;
+      expect(ports.requested).toEqual([{ kind: 'merge', table: 'backlog' }]);
+      firstDelete.release();
+      expect((await ticking).merges).toHaveLength(1);
+      expect(await h.store.inner.head(walKey('backlog', 0, 1))).toBeNull();
+    });
+
+    it("deletes side by side: one slow delete does not hold up the collection's others", async () => {
+      await garbageAndADueMerge();
+      const gated = new GatedStore(h.store);
+      const firstDelete = gated.hold('delete', /./);
+      const deletes = h.store.inject({ op: 'delete', latencyMs: 1 });
+      const ticking = tickPastGrace(gated);
+      await firstDelete.reached;
+      await waitFor(() => deletes.hits >= 3, { message: 'three deletes past the held one' });
+      firstDelete.release();
+      await ticking;
+      for (let seq = 1; seq <= 3; seq++)
+        expect(await h.store.inner.head(walKey('backlog', 0, seq))).toBeNull();
+      expect(await readAll(h.sluice, 'backlog')).toEqual(eventRows(1, 40));
     });
   });
 });

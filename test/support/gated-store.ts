@@ -21,7 +21,7 @@ export interface Gate {
   release(): void;
 }
 
-type GatedOp = 'get' | 'list' | 'put' | 'putIfAbsent';
+type GatedOp = 'get' | 'list' | 'put' | 'putIfAbsent' | 'delete';
 
 interface Held {
   op: GatedOp;
@@ -81,7 +81,8 @@ export class GatedStore implements ObjectStore {
     yield* this.inner.list(prefix, options);
   }
 
-  delete(key: string, options?: OpOptions): Promise<void> {
+  async delete(key: string, options?: OpOptions): Promise<void> {
+    await this.door('delete', key);
     return this.inner.delete(key, options);
   }
 
