@@ -125,8 +125,8 @@ async function deleteVersions(
 }
 
 /**
- * Deletes `keys` side by side: one at a time, a backlog of a few thousand WAL entries took
- * a tick minutes on the file store (a directory fsync each) while merges waited behind it.
+ * Deletes `keys` side by side: one at a time (a directory fsync each on the file store), a
+ * chaos run's backlog kept each tick's collection past 20 s.
  */
 async function deleteAll(store: ObjectStore, keys: string[]): Promise<number> {
   const limit = pLimit(DELETE_CONCURRENCY);

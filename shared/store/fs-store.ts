@@ -91,7 +91,7 @@ const WRITE_CHUNK_BYTES = 8 << 20;
 /**
  * A large background write is written and made durable this much at a time, so the disk
  * never holds megabytes of its dirty pages for an acked write's fsync to queue behind: with
- * the flush's L0 files written in one go, a lone writer's ack p99 was 30–40% higher.
+ * the flush's L0 files written in one go, a lone writer's ack p99 was about a third higher.
  */
 const BACKGROUND_STEP_BYTES = 1 << 20;
 
