@@ -5,8 +5,8 @@
  * manifests first and then the objects they name; one that began before that version was
  * committed has had the whole grace period to finish, so nothing it still needs is taken.
  */
-import pLimit from 'p-limit';
 import { gcDeletedObjects } from '../metrics.ts';
+import { deleteAll } from '../store/delete-all.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { generationPrefix, numberFromKey, walPrefix } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
@@ -14,9 +14,6 @@ import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base
 import { pruneMerged } from './manifest-transitions.ts';
 import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 import type { Versioned } from './versioned-document.ts';
-
-/** Deletes in flight at once per collection. */
-const DELETE_CONCURRENCY = 32;
 
 export interface GcDeps {
   store: ObjectStore;
@@ -50,8 +47,9 @@ export async function collectTable(
     outcome.manifests += shardOutcome.manifests;
   }
   if (base) {
-    outcome.manifests += await deleteVersions(deps.store, base.older, (v) =>
-      deps.bases.versionKey(table.name, v),
+    outcome.manifests += await deleteAll(
+      deps.store,
+      base.older.map((v) => deps.bases.versionKey(table.name, v)),
     );
   }
   gcDeletedObjects.inc({ kind: 'wal' }, outcome.wal);
@@ -79,8 +77,9 @@ async function collectShard(
   const watermark = Math.min(base ? mergedThrough(base, shard) : 0, manifest.currentGeneration - 1);
   const l0 = await deleteNumbered(deps.store, generationPrefix(table, shard), watermark);
   if (watermark > 0) await deps.manifests.update(table, shard, (m) => pruneMerged(m, watermark));
-  const manifests = await deleteVersions(deps.store, settled.older, (v) =>
-    deps.manifests.versionKey(table, shard, v),
+  const manifests = await deleteAll(
+    deps.store,
+    settled.older.map((v) => deps.manifests.versionKey(table, shard, v)),
   );
   return { wal, l0, manifests };
 }
@@ -114,22 +113,4 @@ async function deleteNumbered(store: ObjectStore, prefix: string, through: numbe
     if (last !== null && last > through) break;
   }
   return deleteAll(store, doomed);
-}
-
-async function deleteVersions(
-  store: ObjectStore,
-  versions: number[],
-  keyOf: (v: number) => string,
-): Promise<number> {
-  return deleteAll(store, versions.map(keyOf));
-}
-
-/**
- * Deletes `keys` side by side: one at a time (a directory fsync each on the file store), a
- * chaos run's backlog kept each tick's collection past 20 s.
- */
-async function deleteAll(store: ObjectStore, keys: string[]): Promise<number> {
-  const limit = pLimit(DELETE_CONCURRENCY);
-  await Promise.all(keys.map((key) => limit(() => store.delete(key))));
-  return keys.length;
 }
