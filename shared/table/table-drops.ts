@@ -18,6 +18,7 @@
 import { SluiceError } from '../errors.ts';
 import type { RedisClient } from '../redis/connection.ts';
 import { shardKeyList, shardKeys } from '../redis/shard-keys.ts';
+import { deleteAll } from '../store/delete-all.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tableConfigKey, tableDroppedKey, tablePrefix } from './paths.ts';
 import type { TableDef } from './table-def.ts';
@@ -107,7 +108,7 @@ export class TableDrops {
     for await (const page of this.deps.store.list(tablePrefix(table))) {
       for (const { key } of page) if (!last.has(key)) keys.push(key);
     }
-    for (const key of keys) await this.deps.store.delete(key);
+    await deleteAll(this.deps.store, keys);
     for (let shard = 0; shard < shards; shard++) {
       await this.deps.redis.del(...shardKeyList(shardKeys(this.deps.prefix, table, shard)));
     }
