@@ -51,6 +51,18 @@ export class CommitLag {
     }
   }
 
+  /**
+   * Waits (bounded) until every entry acked so far is in L0, polling on; `performance.now()`
+   * when that was first seen, or null if not within the bound.
+   */
+  async caughtUp(): Promise<number | null> {
+    const deadline = performance.now() + LAG_SETTLE_MS;
+    while (!this.allCommitted() && performance.now() < deadline) {
+      await sleep(LAG_POLL_MS);
+    }
+    return this.allCommitted() ? (this.caughtUpAt ?? performance.now()) : null;
+  }
+
   /** Waits (bounded) until every sample and every acked entry committed, then stops polling. */
   async settle(): Promise<{
     l0LagMinMs: number;

@@ -25,8 +25,7 @@ export interface DriveOptions {
   writers: number;
   /** How many batches there are; write i takes batch i modulo this. */
   batches: number;
-  seconds: number;
-  /** Writes per second over all writers; omitted = as fast as acks come back. */
+  /** Writes per second over all writers, from the start of each slice; omitted = as fast as acks come back. */
   writesPerSecond?: number;
   arrivals: Arrivals;
 }
@@ -48,63 +47,88 @@ export function arrivalsOf(value: string | undefined): Arrivals {
 const BACKPRESSURE_PAUSE_MS = 50;
 const BACKPRESSURE_GIVE_UP_MS = 30_000;
 
-/** A backpressured write is retried (its wait counts in its latency); any other error is counted. */
-export async function drive<T>(
-  options: DriveOptions,
-  write: (batch: number) => Promise<T>,
-  onAck: (result: T, ackAt: number, batch: number) => void,
-): Promise<Drive> {
-  const latencies: number[] = [];
-  let next = 0;
-  let errors = 0;
-  let firstError: string | undefined;
-  let backpressureRetries = 0;
-  const start = performance.now();
-  const deadline = start + options.seconds * 1000;
-  const loop = async () => {
-    for (;;) {
-      if (performance.now() >= deadline) return;
-      const index = next++;
-      const batch = index % options.batches;
-      if (options.writesPerSecond) {
-        const due = start + (index * 1000) / options.writesPerSecond;
-        if (due > performance.now()) await sleep(due - performance.now());
-      }
-      if (options.arrivals === 'turns') await nextTurn();
-      const t0 = performance.now();
+/**
+ * The writers of one system in one case, run in slices (write-rounds.ts): each `run` drives
+ * the writers for its time, going on from the batch the previous slice stopped at, and
+ * `result` gives the figures of every slice together, latencies pooled.
+ */
+export class Driver {
+  private readonly latencies: number[] = [];
+  private next = 0;
+  private errors = 0;
+  private firstError: string | undefined;
+  private backpressureRetries = 0;
+  private seconds = 0;
+
+  constructor(private readonly options: DriveOptions) {}
+
+  /** A backpressured write is retried (its wait counts in its latency); any other error is counted. */
+  async run<T>(
+    seconds: number,
+    write: (batch: number) => Promise<T>,
+    onAck: (result: T, ackAt: number, batch: number) => void,
+  ): Promise<void> {
+    const { options } = this;
+    const start = performance.now();
+    const first = this.next;
+    const deadline = start + seconds * 1000;
+    const loop = async () => {
       for (;;) {
-        try {
-          const result = await write(batch);
-          const ackAt = performance.now();
-          latencies.push(ackAt - t0);
-          onAck(result, ackAt, batch);
-          break;
-        } catch (err) {
-          if (isSluiceError(err, 'BACKPRESSURE') && performance.now() < deadline + BACKPRESSURE_GIVE_UP_MS) {
-            backpressureRetries++;
-            await sleep(BACKPRESSURE_PAUSE_MS);
-            continue;
-          }
-          errors++;
-          firstError ??= err instanceof Error ? err.message : String(err);
-          break;
+        if (performance.now() >= deadline) return;
+        const index = this.next++;
+        const batch = index % options.batches;
+        if (options.writesPerSecond) {
+          const due = start + ((index - first) * 1000) / options.writesPerSecond;
+          if (due > performance.now()) await sleep(due - performance.now());
         }
+        if (options.arrivals === 'turns') await nextTurn();
+        await this.writeOne(batch, deadline, write, onAck);
+      }
+    };
+    await Promise.all(Array.from({ length: options.writers }, loop));
+    this.seconds += (performance.now() - start) / 1000;
+  }
+
+  result(): Drive {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    return {
+      writes: sorted.length,
+      seconds: round(this.seconds, 3),
+      p50Ms: round(percentile(sorted, 0.5), 2),
+      p99Ms: round(percentile(sorted, 0.99), 2),
+      errors: this.errors,
+      ...(this.firstError === undefined ? {} : { firstError: this.firstError }),
+      backpressureRetries: this.backpressureRetries,
+      rounds: round(this.next / this.options.batches, 2),
+    };
+  }
+
+  private async writeOne<T>(
+    batch: number,
+    deadline: number,
+    write: (batch: number) => Promise<T>,
+    onAck: (result: T, ackAt: number, batch: number) => void,
+  ): Promise<void> {
+    const t0 = performance.now();
+    for (;;) {
+      try {
+        const result = await write(batch);
+        const ackAt = performance.now();
+        this.latencies.push(ackAt - t0);
+        onAck(result, ackAt, batch);
+        return;
+      } catch (err) {
+        if (isSluiceError(err, 'BACKPRESSURE') && performance.now() < deadline + BACKPRESSURE_GIVE_UP_MS) {
+          this.backpressureRetries++;
+          await sleep(BACKPRESSURE_PAUSE_MS);
+          continue;
+        }
+        this.errors++;
+        this.firstError ??= err instanceof Error ? err.message : String(err);
+        return;
       }
     }
-  };
-  await Promise.all(Array.from({ length: options.writers }, loop));
-  const seconds = (performance.now() - start) / 1000;
-  const sorted = latencies.sort((a, b) => a - b);
-  return {
-    writes: latencies.length,
-    seconds: round(seconds, 3),
-    p50Ms: round(percentile(sorted, 0.5), 2),
-    p99Ms: round(percentile(sorted, 0.99), 2),
-    errors,
-    ...(firstError === undefined ? {} : { firstError }),
-    backpressureRetries,
-    rounds: round(next / options.batches, 2),
-  };
+  }
 }
 
 export function percentile(sorted: readonly number[], q: number): number {

@@ -25,7 +25,8 @@ import { keyCodecFor } from '../../shared/arrow/key-codec.ts';
 import { parseTableSchema, schemaToJSON, type TableSchema } from '../../shared/arrow/schema.ts';
 import { shardOf } from '../../shared/table/shard-routing.ts';
 import { benchDir, emptyBenchDir } from './bench-dirs.ts';
-import { type Arrivals, type Drive, drive } from './write-drive.ts';
+import { type Arrivals, type Drive, Driver } from './write-drive.ts';
+import type { Contender } from './write-slices.ts';
 
 interface LanceMergeInsert {
   whenMatchedUpdateAll(): LanceMergeInsert;
@@ -121,111 +122,134 @@ export function shardBatch(
   }));
 }
 
+export type LanceSystem = 'lancedb' | 'lancedb-serial' | 'lancedb-memwal';
+
 export interface LanceRun {
-  system: 'lancedb' | 'lancedb-serial' | 'lancedb-memwal';
+  system: LanceSystem;
   driven: Drive;
   rows: number;
   /** Rows `countRows()` sees at the end (rows still in the MemWAL are not counted). */
   countedRows: number;
 }
 
+/** A baseline open on its own table for every slice of its case (write-slices.ts). */
+export interface LanceContender extends Contender {
+  readonly system: LanceSystem;
+  /** The figures of every slice, once all ran. */
+  finish(): Promise<LanceRun>;
+  close(): Promise<void>;
+}
+
 interface LanceRunOptions {
   writers: number;
-  seconds: number;
   arrivals: Arrivals;
   batchRows: number;
   schema: unknown;
 }
 
-export async function runLanceAdd(
+export async function openLanceAdd(
   lance: Lance,
   data: readonly unknown[],
   adds: 'concurrent' | 'serial',
   options: LanceRunOptions & { warmup: unknown },
-): Promise<LanceRun> {
-  return withTable(lance, options.schema, async (table) => {
+): Promise<LanceContender> {
+  const { table, close } = await openTable(lance, options.schema);
+  try {
     await table.add(options.warmup);
-    let turn: Promise<unknown> = Promise.resolve();
-    const add = (i: number) => {
-      if (adds === 'concurrent') return table.add(data[i]);
-      const mine = turn.then(() => table.add(data[i]));
-      turn = mine.catch(() => undefined);
-      return mine;
-    };
-    let rows = 0;
-    const driven = await drive(
-      {
-        writers: options.writers,
-        batches: data.length,
-        seconds: options.seconds,
-        arrivals: options.arrivals,
-      },
-      add,
-      () => {
-        rows += options.batchRows;
-      },
-    );
-    return {
-      system: adds === 'concurrent' ? 'lancedb' : 'lancedb-serial',
-      driven,
-      rows,
-      countedRows: await table.countRows(),
-    };
-  });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  let turn: Promise<unknown> = Promise.resolve();
+  const add = (i: number) => {
+    if (adds === 'concurrent') return table.add(data[i]);
+    const mine = turn.then(() => table.add(data[i]));
+    turn = mine.catch(() => undefined);
+    return mine;
+  };
+  const system = adds === 'concurrent' ? 'lancedb' : 'lancedb-serial';
+  return contender(system, data.length, options, add, () => table.countRows(), close);
 }
 
-export async function runLanceMemwal(
+export async function openLanceMemwal(
   lance: Lance,
   data: readonly ShardedBatch[],
   shards: number,
   options: LanceRunOptions & { warmup: ShardedBatch },
-): Promise<LanceRun> {
-  return withTable(lance, options.schema, async (table, db) => {
-    await table.setUnenforcedPrimaryKey('id');
-    await table.setLsmWriteSpec({ specType: 'identity', column: SHARD_COLUMN });
-    const handles = await Promise.all(Array.from({ length: shards }, () => db.openTable('bench')));
-    const upsert = (shard: number, rows: unknown) =>
-      handles[shard]!.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+): Promise<LanceContender> {
+  const { table, db, close } = await openTable(lance, options.schema);
+  const handles: LanceTable[] = [];
+  const closeAll = async () => {
     try {
-      // Opens each shard's writer before the clock starts.
-      await Promise.all(options.warmup.map((part) => upsert(part.shard, part.data)));
-      let rows = 0;
-      const driven = await drive(
-        {
-          writers: options.writers,
-          batches: data.length,
-          seconds: options.seconds,
-          arrivals: options.arrivals,
-        },
-        (i) => Promise.all(data[i]!.map((part) => upsert(part.shard, part.data))),
-        () => {
-          rows += options.batchRows;
-        },
-      );
-      return { system: 'lancedb-memwal', driven, rows, countedRows: await table.countRows() };
-    } finally {
       await Promise.all(handles.map((h) => h.closeLsmWriters()));
       for (const handle of handles) handle.close();
+    } finally {
+      await close();
     }
-  });
+  };
+  const upsert = (shard: number, rows: unknown) =>
+    handles[shard]!.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+  try {
+    await table.setUnenforcedPrimaryKey('id');
+    await table.setLsmWriteSpec({ specType: 'identity', column: SHARD_COLUMN });
+    handles.push(...(await Promise.all(Array.from({ length: shards }, () => db.openTable('bench')))));
+    // Opens each shard's writer before the clock starts.
+    await Promise.all(options.warmup.map((part) => upsert(part.shard, part.data)));
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  const write = (i: number) => Promise.all(data[i]!.map((part) => upsert(part.shard, part.data)));
+  return contender('lancedb-memwal', data.length, options, write, () => table.countRows(), closeAll);
 }
 
-async function withTable<T>(
+function contender(
+  system: LanceSystem,
+  batches: number,
+  options: LanceRunOptions,
+  write: (batch: number) => Promise<unknown>,
+  countRows: () => Promise<number>,
+  close: () => Promise<void>,
+): LanceContender {
+  const driver = new Driver({ writers: options.writers, batches, arrivals: options.arrivals });
+  let rows = 0;
+  return {
+    system,
+    slice: (seconds) =>
+      driver.run(seconds, write, () => {
+        rows += options.batchRows;
+      }),
+    finish: async () => ({ system, driven: driver.result(), rows, countedRows: await countRows() }),
+    close,
+  };
+}
+
+async function openTable(
   lance: Lance,
   schema: unknown,
-  fn: (table: LanceTable, db: LanceConnection) => Promise<T>,
-): Promise<T> {
+): Promise<{ table: LanceTable; db: LanceConnection; close(): Promise<void> }> {
   const dir = await benchDir('lancedb');
   const db = await lance.connect(dir);
-  try {
-    const table = await db.createEmptyTable('bench', schema);
-    try {
-      return await fn(table, db);
-    } finally {
-      table.close();
-    }
-  } finally {
+  const closeDb = async () => {
     db.close();
     await emptyBenchDir(dir);
+  };
+  let table: LanceTable;
+  try {
+    table = await db.createEmptyTable('bench', schema);
+  } catch (err) {
+    await closeDb();
+    throw err;
   }
+  return {
+    table,
+    db,
+    async close() {
+      try {
+        table.close();
+      } finally {
+        await closeDb();
+      }
+    },
+  };
 }

@@ -4,7 +4,11 @@
  * local file store and on the same store with S3 Standard-like and S3 Express-like latency
  * (write-stores.ts). Every line says whether its acks survive power loss (`durable`).
  *
- * Systems, one line per case and system, all measured in the same run:
+ * Systems, one line per case and system, all measured in the same run and side by side in
+ * time: the systems of a case take turns in slices of its time (write-slices.ts), so a slow
+ * phase of the machine weighs on all of them alike. BENCH_WRITE_SLICES sets the number of
+ * turns (default one per two seconds of the case); a Sluice slice ends once every entry it
+ * acked is in L0, so its flushes do not run in the next system's slice.
  * - `sluice` (`-gc` and `-nogc` cases: group commit on and off): a whole Sluice per case —
  *   the file store in a temp dir behind the counting, fault-injecting store, a Redis prefix
  *   of its own — with the writers in this process and the seal and flush workers, as
@@ -76,17 +80,19 @@ import { benchDir, emptyBenchDir } from './bench-dirs.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
-import { arrivalsOf, type Drive, drive, peakRss, round } from './write-drive.ts';
+import { arrivalsOf, type Drive, Driver, peakRss, round } from './write-drive.ts';
 import {
   Lance,
-  type LanceRun,
+  type LanceContender,
+  type LanceSystem,
   memwalSchema,
-  runLanceAdd,
-  runLanceMemwal,
+  openLanceAdd,
+  openLanceMemwal,
   SHARD_COLUMN,
   type ShardedBatch,
   shardBatch,
 } from './write-lance.ts';
+import { type Contender, slicesOf, takeTurns } from './write-slices.ts';
 import {
   addRequests,
   durableFloor,
@@ -110,6 +116,7 @@ type Input = (typeof INPUTS)[number];
 
 const DIM = 8;
 const SECONDS = Number(process.env.BENCH_WRITE_SECONDS) || 2;
+const SLICES = slicesOf(process.env.BENCH_WRITE_SLICES || undefined, SECONDS);
 const WORKERS = workerLayout(process.env.BENCH_WRITE_WORKERS || undefined);
 const ARRIVALS = arrivalsOf(process.env.BENCH_WRITE_ARRIVALS || undefined);
 /** The batches built per size, of distinct keys (60k rows of 10-row batches, 400k of 1,000); writes go round them. */
@@ -317,107 +324,160 @@ interface SluiceCase {
  */
 const WRITER_WARMUP_SECONDS = 1;
 
+/** A contender that reports its own line once every slice ran. */
+interface OpenContender extends Contender {
+  finish(): Promise<BenchResult>;
+  close(): Promise<void>;
+}
+
+/** One Sluice case in a single slice of its whole time: the warm-up, freshness. */
 async function runSluice(
   c: SluiceCase,
   batches: Batches,
   redisUrl: string,
   log: Logger,
 ): Promise<BenchResult> {
+  const sluice = await openSluiceCase(c, batches, redisUrl, log);
+  try {
+    await sluice.slice(c.seconds ?? SECONDS);
+    return await sluice.finish();
+  } finally {
+    await sluice.close();
+  }
+}
+
+/** What one Sluice case has measured over its slices so far. */
+interface SluiceTally {
+  walEntries: Set<string>;
+  ackedBatches: Set<number>;
+  rows: number;
+  shardWrites: number;
+  trips: { total: number; allocate: number };
+  peakRssMb: number;
+  /** Σ of each slice's time from its start until all it acked was in L0; null once a slice never caught up. */
+  l0Seconds: number | null;
+}
+
+async function openSluiceCase(
+  c: SluiceCase,
+  batches: Batches,
+  redisUrl: string,
+  log: Logger,
+): Promise<OpenContender> {
   const { group } = c;
   const sut = await openSluice(redisUrl, c.groupCommit, group.profile, log);
+  let table: TableDef;
   try {
-    const { sluice } = sut.runtime;
-    const table: TableDef = await sluice.tables.create({
+    table = await sut.runtime.sluice.tables.create({
       name: 'bench',
       schema: tableSchema,
       primaryKey: ['id'],
       shards: group.shards,
     });
-    const warmup = await sluice.writes.append(
+    const warmup = await sut.runtime.sluice.writes.append(
       table.name,
       jsonRowsToRecordBatch(table.schema, makeRows(-SLUICE_WARMUP_ROWS, SLUICE_WARMUP_ROWS)),
     );
     await sut.runtime.parts.wal.settle();
     await inL0(sut, table.name, warmup);
-
-    const lag = new CommitLag(async (shard) => (await sut.observer.read(table.name, shard)).walCursor);
-    const walEntries = new Set<string>();
-    const ackedBatches = new Set<number>();
-    let rows = 0;
-    let shardWrites = 0;
-    const tripsBefore = await roundTrips();
-    const workersBefore = await sut.workers.sample();
-    const requestsBefore = requestCounts(sut.store);
-    const write =
-      c.group.input === 'json'
-        ? (i: number) =>
-            sluice.writes.append(table.name, jsonRowsToRecordBatch(table.schema, batches.json[i]!))
-        : (i: number) => sluice.writes.append(table.name, batches.arrow[i]!);
-    const rssBeforeMb = round(process.memoryUsage.rss() / 2 ** 20, 1);
-    const startedAt = performance.now();
-    const { result: driven, peakRssMb } = await peakRss(() =>
-      drive<AppendResult>(
-        {
-          writers: group.writers,
-          batches: batches.json.length,
-          seconds: c.seconds ?? SECONDS,
-          arrivals: ARRIVALS,
-          ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
-        },
-        write,
-        (result, ackAt, batch) => {
-          ackedBatches.add(batch);
-          rows += result.acked;
-          shardWrites += result.shards.length;
-          for (const { shard, seq } of result.shards) walEntries.add(`${shard}/${seq}`);
-          lag.offer(ackAt, result.shards);
-        },
-      ),
-    );
-    await sut.runtime.parts.wal.settle();
-    const trips = await roundTrips();
-    const { caughtUpAt, ...lagFigures } = await lag.settle();
-    const workersAfter = await sut.workers.sample();
-    const pipelineRequests = addRequests(
-      requestsSince(sut.store, requestsBefore),
-      requestsBetween(workersBefore.requests, workersAfter.requests),
-    );
-    let merge: { mergeRequestsPer1000Rows: RequestCounts | null; mergedAll: boolean } | null = null;
-    if (group.profile === 'local' && c.groupCommit && !c.writesPerSecond) {
-      const beforeMerge = requestCounts(sut.store);
-      const mergedAll = await mergeAll(sluice, table.name);
-      merge = { mergeRequestsPer1000Rows: per1000(requestsSince(sut.store, beforeMerge), rows), mergedAll };
-    }
-    const readableRows = (await countRows(sluice, table.name)) - SLUICE_WARMUP_ROWS;
-    const perWrite = (n: number) => (driven.writes === 0 ? null : round(n / driven.writes, 3));
-    const allTrips = trips.total - tripsBefore.total;
-    return {
-      ...lineHead(c.name, 'sluice', true, group),
-      groupCommit: c.groupCommit,
-      workers: sut.workers.layout,
-      ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
-      shards: table.shards,
-      ...figures(driven, rows),
-      redisRoundTripsPerWrite: perWrite(allTrips),
-      redisRoundTripsPerShardWrite: shardWrites === 0 ? null : round(allTrips / shardWrites, 3),
-      redisRoundTripsOnAckPathPerWrite: perWrite(trips.allocate - tripsBefore.allocate),
-      walEntriesPerWrite: perWrite(walEntries.size),
-      storeRequestsPer1000Rows: per1000(pipelineRequests, rows),
-      storePutsPerWrite: perWrite(pipelineRequests.put),
-      ...(merge ?? {}),
-      ...lagFigures,
-      l0RowsPerSec: caughtUpAt === null ? null : Math.round(rows / ((caughtUpAt - startedAt) / 1000)),
-      sealDelayMs: table.settings.sealDelayMs,
-      rssBeforeMb,
-      peakRssMb,
-      workerPeakRssMb: workersAfter.peakRssMb,
-      readableRows,
-      allAckedReadable: readableRows === ackedBatches.size * group.batchRows,
-      loadAvg1m: round(loadavg()[0]!, 1),
-    };
-  } finally {
+  } catch (err) {
     await sut.close();
+    throw err;
   }
+  const { sluice } = sut.runtime;
+  const lag = new CommitLag(async (shard) => (await sut.observer.read(table.name, shard)).walCursor);
+  const tally: SluiceTally = {
+    walEntries: new Set(),
+    ackedBatches: new Set(),
+    rows: 0,
+    shardWrites: 0,
+    trips: { total: 0, allocate: 0 },
+    peakRssMb: 0,
+    l0Seconds: 0,
+  };
+  const workersBefore = await sut.workers.sample();
+  const requestsBefore = requestCounts(sut.store);
+  const write =
+    group.input === 'json'
+      ? (i: number) => sluice.writes.append(table.name, jsonRowsToRecordBatch(table.schema, batches.json[i]!))
+      : (i: number) => sluice.writes.append(table.name, batches.arrow[i]!);
+  const onAck = (result: AppendResult, ackAt: number, batch: number) => {
+    tally.ackedBatches.add(batch);
+    tally.rows += result.acked;
+    tally.shardWrites += result.shards.length;
+    for (const { shard, seq } of result.shards) tally.walEntries.add(`${shard}/${seq}`);
+    lag.offer(ackAt, result.shards);
+  };
+  const driver = new Driver({
+    writers: group.writers,
+    batches: batches.json.length,
+    arrivals: ARRIVALS,
+    ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
+  });
+  const rssBeforeMb = round(process.memoryUsage.rss() / 2 ** 20, 1);
+  return {
+    system: 'sluice',
+    async slice(seconds) {
+      // The round-trip metric is this process's: read around each slice, as another case's slices come between.
+      const tripsBefore = await roundTrips();
+      const startedAt = performance.now();
+      const { peakRssMb } = await peakRss(() => driver.run(seconds, write, onAck));
+      tally.peakRssMb = Math.max(tally.peakRssMb, peakRssMb);
+      await sut.runtime.parts.wal.settle();
+      const trips = await roundTrips();
+      tally.trips.total += trips.total - tripsBefore.total;
+      tally.trips.allocate += trips.allocate - tripsBefore.allocate;
+      const caughtUpAt = await lag.caughtUp();
+      tally.l0Seconds =
+        caughtUpAt === null || tally.l0Seconds === null
+          ? null
+          : tally.l0Seconds + (caughtUpAt - startedAt) / 1000;
+    },
+    async finish() {
+      const { caughtUpAt: _, ...lagFigures } = await lag.settle();
+      const workersAfter = await sut.workers.sample();
+      const pipelineRequests = addRequests(
+        requestsSince(sut.store, requestsBefore),
+        requestsBetween(workersBefore.requests, workersAfter.requests),
+      );
+      const { rows } = tally;
+      let merge: { mergeRequestsPer1000Rows: RequestCounts | null; mergedAll: boolean } | null = null;
+      if (group.profile === 'local' && c.groupCommit && !c.writesPerSecond) {
+        const beforeMerge = requestCounts(sut.store);
+        const mergedAll = await mergeAll(sluice, table.name);
+        merge = { mergeRequestsPer1000Rows: per1000(requestsSince(sut.store, beforeMerge), rows), mergedAll };
+      }
+      const readableRows = (await countRows(sluice, table.name)) - SLUICE_WARMUP_ROWS;
+      const driven = driver.result();
+      const perWrite = (n: number) => (driven.writes === 0 ? null : round(n / driven.writes, 3));
+      return {
+        ...lineHead(c.name, 'sluice', true, group),
+        groupCommit: c.groupCommit,
+        workers: sut.workers.layout,
+        ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
+        shards: table.shards,
+        ...figures(driven, rows),
+        redisRoundTripsPerWrite: perWrite(tally.trips.total),
+        redisRoundTripsPerShardWrite:
+          tally.shardWrites === 0 ? null : round(tally.trips.total / tally.shardWrites, 3),
+        redisRoundTripsOnAckPathPerWrite: perWrite(tally.trips.allocate),
+        walEntriesPerWrite: perWrite(tally.walEntries.size),
+        storeRequestsPer1000Rows: per1000(pipelineRequests, rows),
+        storePutsPerWrite: perWrite(pipelineRequests.put),
+        ...(merge ?? {}),
+        ...lagFigures,
+        l0RowsPerSec: tally.l0Seconds ? Math.round(rows / tally.l0Seconds) : null,
+        sealDelayMs: table.settings.sealDelayMs,
+        rssBeforeMb,
+        peakRssMb: tally.peakRssMb,
+        workerPeakRssMb: workersAfter.peakRssMb,
+        readableRows,
+        allAckedReadable: readableRows === tally.ackedBatches.size * group.batchRows,
+        loadAvg1m: round(loadavg()[0]!, 1),
+      };
+    },
+    close: () => sut.close(),
+  };
 }
 
 function figures(driven: Drive, rows: number) {
@@ -453,48 +513,55 @@ function lineHead(caseName: string, system: string, durable: boolean, group: Gro
   };
 }
 
-async function runFloor(group: Group, batches: Batches, durable: boolean): Promise<BenchResult> {
+async function openFloor(group: Group, batches: Batches, durable: boolean): Promise<OpenContender> {
   const dir = await benchDir('floor');
-  let floor: FloorPut | null = null;
+  let floor: FloorPut;
   try {
     floor = durable
       ? durableFloor(openBenchStore(dir, group.profile))
       : await noSyncFloor(dir, group.profile);
-    const put = floor.put;
-    let rows = 0;
-    const driven = await drive(
-      { writers: group.writers, batches: batches.walBytes.length, seconds: SECONDS, arrivals: ARRIVALS },
-      (i) => put(batches.walBytes[i]!),
-      () => {
-        rows += group.batchRows;
-      },
-    );
-    return {
-      ...lineHead(group.name, durable ? 'floor' : 'floor-nosync', durable, group),
-      ...figures(driven, rows),
-      loadAvg1m: round(loadavg()[0]!, 1),
-    };
-  } finally {
-    await floor?.close();
+  } catch (err) {
     await emptyBenchDir(dir);
+    throw err;
   }
+  const system = durable ? 'floor' : 'floor-nosync';
+  const driver = new Driver({ writers: group.writers, batches: batches.walBytes.length, arrivals: ARRIVALS });
+  let rows = 0;
+  return {
+    system,
+    slice: (seconds) =>
+      driver.run(
+        seconds,
+        (i) => floor.put(batches.walBytes[i]!),
+        () => {
+          rows += group.batchRows;
+        },
+      ),
+    finish: async () => ({
+      ...lineHead(group.name, system, durable, group),
+      ...figures(driver.result(), rows),
+      loadAvg1m: round(loadavg()[0]!, 1),
+    }),
+    async close() {
+      try {
+        await floor.close();
+      } finally {
+        await emptyBenchDir(dir);
+      }
+    },
+  };
 }
 
-async function runLance(
+async function openLance(
   group: Group,
   batches: Batches,
   lanceBatches: LanceBatches,
   lance: Lance,
   schema: unknown,
-  system: LanceRun['system'],
-): Promise<BenchResult> {
-  const options = {
-    writers: group.writers,
-    seconds: SECONDS,
-    arrivals: ARRIVALS,
-    batchRows: group.batchRows,
-  };
-  let run: LanceRun;
+  system: LanceSystem,
+): Promise<OpenContender> {
+  const options = { writers: group.writers, arrivals: ARRIVALS, batchRows: group.batchRows };
+  let opened: LanceContender;
   if (system === 'lancedb-memwal') {
     const withShard = lance.schemaOf(
       jsonRowsToRecordBatch(memwalSchema(parsedSchema), [{ ...makeRow(0), [SHARD_COLUMN]: 0 }]),
@@ -506,7 +573,7 @@ async function runLance(
       makeRows(-WARMUP_ROWS, WARMUP_ROWS),
       group.input,
     );
-    run = await runLanceMemwal(lance, lanceBatches.memwal, group.shards, {
+    opened = await openLanceMemwal(lance, lanceBatches.memwal, group.shards, {
       ...options,
       schema: withShard,
       warmup,
@@ -514,19 +581,27 @@ async function runLance(
   } else {
     const data =
       group.input === 'json' ? batches.json.slice(0, lanceBatches.memwal.length) : lanceBatches.arrow;
-    run = await runLanceAdd(lance, data, system === 'lancedb' ? 'concurrent' : 'serial', {
+    opened = await openLanceAdd(lance, data, system === 'lancedb' ? 'concurrent' : 'serial', {
       ...options,
       schema,
       warmup: makeRows(-WARMUP_ROWS, WARMUP_ROWS),
     });
   }
   return {
-    ...lineHead(group.name, system, false, group),
-    version: lance.version,
-    ...(system === 'lancedb-memwal' ? { shards: group.shards } : {}),
-    ...figures(run.driven, run.rows),
-    countedRows: run.countedRows,
-    loadAvg1m: round(loadavg()[0]!, 1),
+    system,
+    slice: (seconds) => opened.slice(seconds),
+    async finish() {
+      const run = await opened.finish();
+      return {
+        ...lineHead(group.name, system, false, group),
+        version: lance.version,
+        ...(system === 'lancedb-memwal' ? { shards: group.shards } : {}),
+        ...figures(run.driven, run.rows),
+        countedRows: run.countedRows,
+        loadAvg1m: round(loadavg()[0]!, 1),
+      };
+    },
+    close: () => opened.close(),
   };
 }
 
@@ -650,41 +725,53 @@ export async function* run(): AsyncIterable<BenchResult> {
         progress(`write: built ${group.batchRows}-row batches in ${Math.round(performance.now() - t0)} ms`);
       }
       const baselines: Baselines = {};
-      const measured = async (result: BenchResult) => {
-        baselines[result.system] = result;
-        report(result);
-        return result;
-      };
-      if (systems.has('floor')) {
-        yield await measured(await runFloor(group, batches, true));
-        yield await measured(await runFloor(group, batches, false));
-      }
-      if (lance && lanceSchema && group.profile === 'local') {
-        const built = batches;
-        const lanceBatches = buildLanceBatches(lance, built, group, parsedSchema);
-        const runOne = (system: LanceRun['system']) =>
-          runLance(group, built, lanceBatches, lance, lanceSchema, system);
-        yield await measured(await runOne('lancedb'));
-        if (group.writers > 1) {
-          yield await measured(await runOne('lancedb-serial'));
-        } else {
-          // One writer: serialized adds are the same thing, measured once.
-          baselines['lancedb-serial'] = baselines.lancedb;
-        }
-        yield await measured(await runOne('lancedb-memwal'));
-      }
-      if (!redis) continue;
-      if (!warmedUp && group.cases[0]) {
+      if (redis && !warmedUp && group.cases[0]) {
         await runSluice({ ...group.cases[0], seconds: WRITER_WARMUP_SECONDS }, batches, redis.url, log);
         warmedUp = true;
       }
+      const opened: OpenContender[] = [];
+      const sluiceCases = new Map<OpenContender, SluiceCase>();
       let peak: BenchResult | null = null;
-      for (const c of group.cases) {
-        const result = compared(await runSluice(c, batches, redis.url, log), group, baselines);
-        if (c.groupCommit) peak = result;
-        report(result);
-        yield result;
+      try {
+        if (systems.has('floor')) {
+          opened.push(await openFloor(group, batches, true), await openFloor(group, batches, false));
+        }
+        if (lance && lanceSchema && group.profile === 'local') {
+          const lanceBatches = buildLanceBatches(lance, batches, group, parsedSchema);
+          // One writer: serialized adds are the same thing as concurrent ones, measured once.
+          const lanceSystems: LanceSystem[] =
+            group.writers > 1
+              ? ['lancedb', 'lancedb-serial', 'lancedb-memwal']
+              : ['lancedb', 'lancedb-memwal'];
+          for (const system of lanceSystems) {
+            opened.push(await openLance(group, batches, lanceBatches, lance, lanceSchema, system));
+          }
+        }
+        for (const c of group.cases) {
+          if (!redis) break;
+          const sluice = await openSluiceCase(c, batches, redis.url, log);
+          sluiceCases.set(sluice, c);
+          opened.push(sluice);
+        }
+        progress(`write ${group.name}: ${opened.map((o) => o.system).join(', ')} in ${SLICES} slices`);
+        await takeTurns(opened, SLICES, SECONDS);
+        for (const contender of opened.filter((o) => !sluiceCases.has(o))) {
+          const result = await contender.finish();
+          baselines[result.system] = result;
+          report(result);
+          yield result;
+        }
+        if (group.writers === 1 && baselines.lancedb) baselines['lancedb-serial'] = baselines.lancedb;
+        for (const [contender, c] of sluiceCases) {
+          const result = compared(await contender.finish(), group, baselines);
+          if (c.groupCommit) peak = result;
+          report(result);
+          yield result;
+        }
+      } finally {
+        for (const contender of opened) await contender.close();
       }
+      if (!redis) continue;
       if (group.freshness) {
         peak ??= await runSluice(
           { name: `${group.name}-gc`, group, groupCommit: true },
