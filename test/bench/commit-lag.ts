@@ -78,8 +78,7 @@ export class CommitLag {
     while (!this.allCommitted() && performance.now() < deadline) {
       await sleep(LAG_POLL_MS);
     }
-    this.running = false;
-    await this.polling;
+    await this.stop();
     const everyAckCommitted = this.allCommitted();
     if (everyAckCommitted) this.caughtUpAt ??= performance.now();
     const lags = this.samples
@@ -95,6 +94,12 @@ export class CommitLag {
       everyAckCommitted,
       caughtUpAt: everyAckCommitted ? this.caughtUpAt : null,
     };
+  }
+
+  /** Stops polling; what was measured so far stays. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.polling;
   }
 
   private allCommitted(): boolean {

@@ -106,7 +106,13 @@ import {
   STORE_PROFILES,
   type StoreProfile,
 } from './write-stores.ts';
-import { type BenchWorkers, inlineWorkers, spawnWorkers, workerLayout } from './write-worker-process.ts';
+import {
+  type BenchWorkers,
+  inlineWorkers,
+  spawnWorkers,
+  type WorkersSample,
+  workerLayout,
+} from './write-worker-process.ts';
 
 const INPUTS = ['json', 'arrow'] as const;
 const BATCH_ROWS = [10, 1_000] as const;
@@ -367,6 +373,7 @@ async function openSluiceCase(
   const { group } = c;
   const sut = await openSluice(redisUrl, c.groupCommit, group.profile, log);
   let table: TableDef;
+  let workersBefore: WorkersSample;
   try {
     table = await sut.runtime.sluice.tables.create({
       name: 'bench',
@@ -380,6 +387,7 @@ async function openSluiceCase(
     );
     await sut.runtime.parts.wal.settle();
     await inL0(sut, table.name, warmup);
+    workersBefore = await sut.workers.sample();
   } catch (err) {
     await sut.close();
     throw err;
@@ -395,7 +403,6 @@ async function openSluiceCase(
     peakRssMb: 0,
     l0Seconds: 0,
   };
-  const workersBefore = await sut.workers.sample();
   const requestsBefore = requestCounts(sut.store);
   const write =
     group.input === 'json'
@@ -476,7 +483,10 @@ async function openSluiceCase(
         loadAvg1m: round(loadavg()[0]!, 1),
       };
     },
-    close: () => sut.close(),
+    async close() {
+      await lag.stop();
+      await sut.close();
+    },
   };
 }
 
