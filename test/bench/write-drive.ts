@@ -3,8 +3,8 @@
  * the next batch until the time is up, going round the prebuilt batches again once all were
  * written (a later round upserts keys already written), so every case runs its full time
  * and a burst never stands for a rate; each write is timed from its call to its ack. With a
- * rate, the loops are paced (open loop): write i starts no earlier than i / rate seconds
- * after the start, so a freshness case runs below the peak.
+ * rate, the loops are paced (open loop): the slice's write i starts no earlier than i / rate
+ * seconds after the slice's start, so a freshness case runs below the peak.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { isSluiceError } from '../../shared/errors.ts';
@@ -48,7 +48,7 @@ const BACKPRESSURE_PAUSE_MS = 50;
 const BACKPRESSURE_GIVE_UP_MS = 30_000;
 
 /**
- * The writers of one system in one case, run in slices (write-rounds.ts): each `run` drives
+ * The writers of one system in one case, run in slices (write-slices.ts): each `run` drives
  * the writers for its time, going on from the batch the previous slice stopped at, and
  * `result` gives the figures of every slice together, latencies pooled.
  */
