@@ -1,11 +1,12 @@
 /**
  * Ack → L0 commit lag of the write bench. At most one acked write per millisecond is
- * sampled; a poller reads the shard manifests every 10 ms (through a store of its own, so
+ * sampled; a poller reads the shard manifests every 25 ms (through a store of its own, so
  * its reads are not counted as the pipeline's) and a sample is committed once the WAL
  * cursor of every shard it wrote has passed its seq. The lag includes the table's
  * `sealDelayMs`. Settling also waits until every acked entry is in L0, so the store
- * requests counted up to then are the whole write, seal and flush of the acked rows, and
- * tells when that was: the end of the rows' way through the pipeline.
+ * requests counted up to then are the whole write, seal and flush of the acked rows;
+ * `caughtUp` waits the same way at the end of each slice and tells when that was: the end
+ * of the slice's rows' way through the pipeline.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ShardAck } from '../../shared/wal/append.ts';
@@ -71,16 +72,9 @@ export class CommitLag {
     l0LagSamples: number;
     l0LagUnresolved: number;
     everyAckCommitted: boolean;
-    /** `performance.now()` when every acked entry was first seen in L0; null if never. */
-    caughtUpAt: number | null;
   }> {
-    const deadline = performance.now() + LAG_SETTLE_MS;
-    while (!this.allCommitted() && performance.now() < deadline) {
-      await sleep(LAG_POLL_MS);
-    }
+    const caughtUpAt = await this.caughtUp();
     await this.stop();
-    const everyAckCommitted = this.allCommitted();
-    if (everyAckCommitted) this.caughtUpAt ??= performance.now();
     const lags = this.samples
       .filter((s) => s.committedAt !== null)
       .map((s) => s.committedAt! - s.ackAt)
@@ -91,8 +85,7 @@ export class CommitLag {
       l0LagP99Ms: round(percentile(lags, 0.99), 1),
       l0LagSamples: this.samples.length,
       l0LagUnresolved: this.samples.length - lags.length,
-      everyAckCommitted,
-      caughtUpAt: everyAckCommitted ? this.caughtUpAt : null,
+      everyAckCommitted: caughtUpAt !== null,
     };
   }
 

@@ -352,6 +352,24 @@ async function runSluice(
   }
 }
 
+/** The case's table, with SLUICE_WARMUP_ROWS written and in L0. */
+async function warmTable(sut: SluiceUnderTest, shards: number): Promise<TableDef> {
+  const { sluice } = sut.runtime;
+  const table = await sluice.tables.create({
+    name: 'bench',
+    schema: tableSchema,
+    primaryKey: ['id'],
+    shards,
+  });
+  const warmup = await sluice.writes.append(
+    table.name,
+    jsonRowsToRecordBatch(table.schema, makeRows(-SLUICE_WARMUP_ROWS, SLUICE_WARMUP_ROWS)),
+  );
+  await sut.runtime.parts.wal.settle();
+  await inL0(sut, table.name, warmup);
+  return table;
+}
+
 /** What one Sluice case has measured over its slices so far. */
 interface SluiceTally {
   walEntries: Set<string>;
@@ -375,18 +393,7 @@ async function openSluiceCase(
   let table: TableDef;
   let workersBefore: WorkersSample;
   try {
-    table = await sut.runtime.sluice.tables.create({
-      name: 'bench',
-      schema: tableSchema,
-      primaryKey: ['id'],
-      shards: group.shards,
-    });
-    const warmup = await sut.runtime.sluice.writes.append(
-      table.name,
-      jsonRowsToRecordBatch(table.schema, makeRows(-SLUICE_WARMUP_ROWS, SLUICE_WARMUP_ROWS)),
-    );
-    await sut.runtime.parts.wal.settle();
-    await inL0(sut, table.name, warmup);
+    table = await warmTable(sut, group.shards);
     workersBefore = await sut.workers.sample();
   } catch (err) {
     await sut.close();
@@ -441,7 +448,7 @@ async function openSluiceCase(
           : tally.l0Seconds + (caughtUpAt - startedAt) / 1000;
     },
     async finish() {
-      const { caughtUpAt: _, ...lagFigures } = await lag.settle();
+      const lagFigures = await lag.settle();
       const workersAfter = await sut.workers.sample();
       const pipelineRequests = addRequests(
         requestsSince(sut.store, requestsBefore),
@@ -711,6 +718,54 @@ function compared(result: BenchResult, group: Group, baselines: Baselines): Benc
   };
 }
 
+interface Contenders {
+  /** Every system of the group, in the order of their first turn. */
+  opened: OpenContender[];
+  /** The Sluice ones among them, with their case. */
+  sluiceCases: Map<OpenContender, SluiceCase>;
+}
+
+/** Opens every system a group runs; should one fail to open, those already open are closed. */
+async function openContenders(
+  group: Group,
+  batches: Batches,
+  setup: {
+    systems: ReadonlySet<string>;
+    lance: Lance | null;
+    lanceSchema: unknown;
+    redisUrl: string | null;
+    log: Logger;
+  },
+): Promise<Contenders> {
+  const contenders: Contenders = { opened: [], sluiceCases: new Map() };
+  const { opened, sluiceCases } = contenders;
+  try {
+    if (setup.systems.has('floor')) {
+      opened.push(await openFloor(group, batches, true), await openFloor(group, batches, false));
+    }
+    if (setup.lance && setup.lanceSchema && group.profile === 'local') {
+      const lanceBatches = buildLanceBatches(setup.lance, batches, group, parsedSchema);
+      // One writer: serialized adds are the same thing as concurrent ones, measured once.
+      const lanceSystems: LanceSystem[] =
+        group.writers > 1 ? ['lancedb', 'lancedb-serial', 'lancedb-memwal'] : ['lancedb', 'lancedb-memwal'];
+      for (const system of lanceSystems) {
+        opened.push(await openLance(group, batches, lanceBatches, setup.lance, setup.lanceSchema, system));
+      }
+    }
+    const { redisUrl } = setup;
+    for (const c of group.cases) {
+      if (redisUrl === null) break;
+      const sluice = await openSluiceCase(c, batches, redisUrl, setup.log);
+      sluiceCases.set(sluice, c);
+      opened.push(sluice);
+    }
+    return contenders;
+  } catch (err) {
+    for (const contender of opened) await contender.close();
+    throw err;
+  }
+}
+
 export async function* run(): AsyncIterable<BenchResult> {
   const systems = new Set(
     (process.env.BENCH_WRITE_SYSTEMS ?? 'sluice,lancedb,floor').split(',').map((s) => s.trim()),
@@ -739,30 +794,15 @@ export async function* run(): AsyncIterable<BenchResult> {
         await runSluice({ ...group.cases[0], seconds: WRITER_WARMUP_SECONDS }, batches, redis.url, log);
         warmedUp = true;
       }
-      const opened: OpenContender[] = [];
-      const sluiceCases = new Map<OpenContender, SluiceCase>();
+      const { opened, sluiceCases } = await openContenders(group, batches, {
+        systems,
+        lance,
+        lanceSchema,
+        redisUrl: redis?.url ?? null,
+        log,
+      });
       let peak: BenchResult | null = null;
       try {
-        if (systems.has('floor')) {
-          opened.push(await openFloor(group, batches, true), await openFloor(group, batches, false));
-        }
-        if (lance && lanceSchema && group.profile === 'local') {
-          const lanceBatches = buildLanceBatches(lance, batches, group, parsedSchema);
-          // One writer: serialized adds are the same thing as concurrent ones, measured once.
-          const lanceSystems: LanceSystem[] =
-            group.writers > 1
-              ? ['lancedb', 'lancedb-serial', 'lancedb-memwal']
-              : ['lancedb', 'lancedb-memwal'];
-          for (const system of lanceSystems) {
-            opened.push(await openLance(group, batches, lanceBatches, lance, lanceSchema, system));
-          }
-        }
-        for (const c of group.cases) {
-          if (!redis) break;
-          const sluice = await openSluiceCase(c, batches, redis.url, log);
-          sluiceCases.set(sluice, c);
-          opened.push(sluice);
-        }
         if (opened.length > 0) {
           progress(`write ${group.name}: ${opened.map((o) => o.system).join(', ')} in ${SLICES} slices`);
           await takeTurns(opened, SLICES, SECONDS);
