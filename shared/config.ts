@@ -20,7 +20,12 @@ export const TableSettingsSchema = z
     maxBytesPerMerge: int(1).default(1024 * 1024 * 1024),
     /** How long a seal waits after the first unsealed write, to batch a burst into one generation. */
     sealDelayMs: int().default(200),
-    maxGenerationBytes: int(1).default(64 * 1024 * 1024),
+    /**
+     * WAL bytes cut into one generation at most. A generation's flush takes time in proportion
+     * to its size, so this bounds the time from a seal to its L0 commit once a shard's rate
+     * seals by size rather than by `sealDelayMs` (docs/design.md, "Seal").
+     */
+    maxGenerationBytes: int(1).default(8 * 1024 * 1024),
     maxGenerationRows: int(1).default(1_000_000),
     /** Merges recorded since the last optimize (Lance's compaction, index update and cleanup) that trigger one. */
     optimizeAfterMerges: int(1).default(8),

@@ -60,6 +60,8 @@ interface Lane {
   completions: Completion[];
   sealWanted: boolean;
   unsealedBytes: number;
+  /** An urgent seal was asked for since the unsealed bytes last went down (a seal took some). */
+  urgentSealAsked: boolean;
   /** The running background run, if any; `again` asks it for one more pass. */
   background: Promise<void> | null;
   again: boolean;
@@ -75,6 +77,8 @@ const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
  * the row counts) for an allocation to carry them; then they are sent on their own.
  */
 const IDLE_COMPLETE_MS = 100;
+/** The share of `maxGenerationBytes` unsealed at which a shard's seal is asked for at once. */
+const URGENT_SEAL_SHARE = 0.75;
 
 export class WalWriter {
   private readonly lanes = new Map<string, Lane>();
@@ -130,6 +134,7 @@ export class WalWriter {
       completions: [],
       sealWanted: false,
       unsealedBytes: 0,
+      urgentSealAsked: false,
       background: null,
       again: false,
       idleTimer: null,
@@ -207,7 +212,7 @@ export class WalWriter {
           walEntryWrites.observe(batches.length);
           walEntryRows.observe(rows);
           lane.completions.push({ seq, rows, bytes: body.byteLength });
-          if (lane.unsealedBytes >= table.settings.maxGenerationBytes) {
+          if (sealIsUrgent(lane) && !lane.urgentSealAsked) {
             lane.sealWanted = true;
             this.runBackground(lane);
           } else {
@@ -249,7 +254,7 @@ export class WalWriter {
       }
       switch (allocation.kind) {
         case 'ok':
-          lane.unsealedBytes = allocation.unsealedBytes;
+          noteUnsealedBytes(lane, allocation.unsealedBytes);
           if (allocation.armedSeal) lane.sealWanted = true;
           return { seq: allocation.seq, floorAt: floor.at };
         case 'dropped':
@@ -421,16 +426,17 @@ export class WalWriter {
             completions,
             table.settings.sealDelayMs,
           );
-          lane.unsealedBytes = done.unsealedBytes;
+          noteUnsealedBytes(lane, done.unsealedBytes);
           if (done.armedSeal) lane.sealWanted = true;
         }
         if (lane.sealWanted) {
           lane.sealWanted = false;
-          const full = lane.unsealedBytes >= table.settings.maxGenerationBytes;
+          const urgent = sealIsUrgent(lane);
           walRedisRoundTrips.inc({ step: 'seal_request' });
           await this.deps.scheduler.requestSeal(table.name, shard, {
-            delayMs: full ? 0 : table.settings.sealDelayMs,
+            delayMs: urgent ? 0 : table.settings.sealDelayMs,
           });
+          if (urgent) lane.urgentSealAsked = true;
         }
       } catch (err) {
         // The completions come back for the next allocation; Redis counts each seq once.
@@ -465,6 +471,24 @@ export class WalWriter {
       lane.idleTimer === null;
     if (idle) this.lanes.delete(shardId(lane.table.name, lane.shard));
   }
+}
+
+/**
+ * Whether the shard's seal should run now rather than after `sealDelayMs`: once the unsealed
+ * bytes fill most of a generation. Not all of it, so that what lands while the seal starts
+ * still fits in that generation instead of being cut into a small one of its own.
+ */
+function sealIsUrgent(lane: Lane): boolean {
+  return lane.unsealedBytes >= lane.table.settings.maxGenerationBytes * URGENT_SEAL_SHARE;
+}
+
+/**
+ * Takes the shard's unsealed bytes as Redis counted them. Only a seal lowers the count, so
+ * once it went down the urgent seal asked for has run, and the next one may be asked for.
+ */
+function noteUnsealedBytes(lane: Lane, bytes: number): void {
+  if (bytes < lane.unsealedBytes) lane.urgentSealAsked = false;
+  lane.unsealedBytes = bytes;
 }
 
 /** The key of a shard in this process's maps of lanes, floors and seal-watch marks. */
