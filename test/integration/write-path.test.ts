@@ -154,47 +154,46 @@ describe('write path: WAL → seal → flush → reads', () => {
     expect(await readAll(h.sluice, 'backlog')).toEqual(eventRows(1, 60));
   });
 
-  it('a shard whose unsealed bytes fill three quarters of a generation is sealed at once, not after sealDelayMs', async () => {
+  describe('a generation of four and a half entries, with a seal delay of a minute', () => {
     // Ids of four digits give every ten-row write an entry of the same size.
     const write = (table: string, i: number) =>
       writeRows(h.sluice, table, eventRows(1000 + i * 10, 1009 + i * 10));
-    await h.createTable(eventsTable('probe'));
-    await write('probe', 0);
-    const entryBytes = (await h.store.inner.head(walKey('probe', 0, 1)))!.size;
-    const maxGenerationBytes = Math.floor(entryBytes * 4.5);
-    await h.createTable(eventsTable('urgent', { settings: { sealDelayMs: 60_000, maxGenerationBytes } }));
-    h.startWorkers();
-    // The fifth write learns from its allocation that four entries (more than 3.375 of them) wait.
-    for (let i = 0; i < 5; i++) await write('urgent', i);
-    const manifest = await waitFor(
-      async () => {
-        const m = await h.parts.manifests.read('urgent', 0);
-        return m.sealedThrough >= 4 ? m : null;
-      },
-      { message: 'the urgent seal, well before the 60 s seal delay' },
-    );
-    const generations = [...manifest.sealed, ...manifest.committed];
-    expect(generations.length).toBeGreaterThan(0);
-    for (const g of generations) expect(g.walBytes).toBeLessThanOrEqual(maxGenerationBytes);
-  });
 
-  it('the urgent seal is asked for once until a seal takes the bytes, not by every write past three quarters', async () => {
-    const write = (table: string, i: number) =>
-      writeRows(h.sluice, table, eventRows(1000 + i * 10, 1009 + i * 10));
-    await h.createTable(eventsTable('probe'));
-    await write('probe', 0);
-    const entryBytes = (await h.store.inner.head(walKey('probe', 0, 1)))!.size;
-    await h.createTable(
-      eventsTable('asked', {
-        settings: { sealDelayMs: 60_000, maxGenerationBytes: Math.floor(entryBytes * 4.5) },
-      }),
-    );
-    const sealRequests = await counterSince(walRedisRoundTrips, { step: 'seal_request' });
-    // No workers: nothing seals, so writes five to ten all find the bytes past three quarters.
-    for (let i = 0; i < 10; i++) await write('asked', i);
-    await h.parts.wal.settle();
-    // The first write's request, due after the seal delay, and the one urgent request.
-    expect(await sealRequests()).toBe(2);
+    async function createTable(name: string): Promise<number> {
+      await h.createTable(eventsTable('probe'));
+      await write('probe', 0);
+      const entryBytes = (await h.store.inner.head(walKey('probe', 0, 1)))!.size;
+      const maxGenerationBytes = Math.floor(entryBytes * 4.5);
+      await h.createTable(eventsTable(name, { settings: { sealDelayMs: 60_000, maxGenerationBytes } }));
+      return maxGenerationBytes;
+    }
+
+    it('is sealed at once when its unsealed bytes fill three quarters of it, not after the delay', async () => {
+      const maxGenerationBytes = await createTable('urgent');
+      h.startWorkers();
+      // The fifth write learns from its allocation that four entries (more than 3.375 of them) wait.
+      for (let i = 0; i < 5; i++) await write('urgent', i);
+      const manifest = await waitFor(
+        async () => {
+          const m = await h.parts.manifests.read('urgent', 0);
+          return m.sealedThrough >= 4 ? m : null;
+        },
+        { message: 'the urgent seal, well before the 60 s seal delay' },
+      );
+      const generations = [...manifest.sealed, ...manifest.committed];
+      expect(generations.length).toBeGreaterThan(0);
+      for (const g of generations) expect(g.walBytes).toBeLessThanOrEqual(maxGenerationBytes);
+    });
+
+    it('has its urgent seal asked for once until a seal takes the bytes, not by every write past three quarters', async () => {
+      await createTable('asked');
+      const sealRequests = await counterSince(walRedisRoundTrips, { step: 'seal_request' });
+      // No workers: nothing seals, so writes five to ten all find the bytes past three quarters.
+      for (let i = 0; i < 10; i++) await write('asked', i);
+      await h.parts.wal.settle();
+      // The first write's request, due after the seal delay, and the one urgent request.
+      expect(await sealRequests()).toBe(2);
+    });
   });
 
   it('a steady trickle of writes is still sealed every sealDelayMs, not only when writing pauses', async () => {
