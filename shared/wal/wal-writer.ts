@@ -483,8 +483,9 @@ function sealIsUrgent(lane: Lane): boolean {
 }
 
 /**
- * Takes the shard's unsealed bytes as Redis counted them. Only a seal lowers the count, so
- * once it went down the urgent seal asked for has run, and the next one may be asked for.
+ * Takes the shard's unsealed bytes as Redis counted them. The count goes down only when a
+ * seal took bytes or Redis's count was set anew (a resync, a Redis that lost the shard); either
+ * way the urgent seal asked for is no longer pending, and the next one may be asked for.
  */
 function noteUnsealedBytes(lane: Lane, bytes: number): void {
   if (bytes < lane.unsealedBytes) lane.urgentSealAsked = false;

@@ -725,18 +725,17 @@ interface Contenders {
   sluiceCases: Map<OpenContender, SluiceCase>;
 }
 
+/** What the systems of a group are opened with. */
+interface ContenderSetup {
+  systems: ReadonlySet<string>;
+  lance: Lance | null;
+  lanceSchema: unknown;
+  redisUrl: string | null;
+  log: Logger;
+}
+
 /** Opens every system a group runs; should one fail to open, those already open are closed. */
-async function openContenders(
-  group: Group,
-  batches: Batches,
-  setup: {
-    systems: ReadonlySet<string>;
-    lance: Lance | null;
-    lanceSchema: unknown;
-    redisUrl: string | null;
-    log: Logger;
-  },
-): Promise<Contenders> {
+async function openContenders(group: Group, batches: Batches, setup: ContenderSetup): Promise<Contenders> {
   const contenders: Contenders = { opened: [], sluiceCases: new Map() };
   const { opened, sluiceCases } = contenders;
   try {
@@ -766,6 +765,46 @@ async function openContenders(
   }
 }
 
+/** A group's systems as measured side by side: a line each, and what its freshness case needs. */
+interface SideBySide {
+  results: BenchResult[];
+  baselines: Baselines;
+  /** The Sluice case with group commit, if the group ran one. */
+  peak: BenchResult | null;
+}
+
+/**
+ * Runs a group's systems in turns and closes them. A frame of its own, so that the contenders
+ * and the LanceDB batches they hold are garbage before the group's freshness case runs.
+ */
+async function runSideBySide(group: Group, batches: Batches, setup: ContenderSetup): Promise<SideBySide> {
+  const { opened, sluiceCases } = await openContenders(group, batches, setup);
+  const run: SideBySide = { results: [], baselines: {}, peak: null };
+  const { baselines } = run;
+  try {
+    if (opened.length > 0) {
+      progress(`write ${group.name}: ${opened.map((o) => o.system).join(', ')} in ${SLICES} slices`);
+      await takeTurns(opened, SLICES, SECONDS);
+    }
+    for (const contender of opened.filter((o) => !sluiceCases.has(o))) {
+      const result = await contender.finish();
+      baselines[result.system] = result;
+      report(result);
+      run.results.push(result);
+    }
+    if (group.writers === 1 && baselines.lancedb) baselines['lancedb-serial'] = baselines.lancedb;
+    for (const [contender, c] of sluiceCases) {
+      const result = compared(await contender.finish(), group, baselines);
+      if (c.groupCommit) run.peak = result;
+      report(result);
+      run.results.push(result);
+    }
+  } finally {
+    for (const contender of opened) await contender.close();
+  }
+  return run;
+}
+
 export async function* run(): AsyncIterable<BenchResult> {
   const systems = new Set(
     (process.env.BENCH_WRITE_SYSTEMS ?? 'sluice,lancedb,floor').split(',').map((s) => s.trim()),
@@ -789,48 +828,18 @@ export async function* run(): AsyncIterable<BenchResult> {
         batches = buildBatches(group.batchRows, parsedSchema);
         progress(`write: built ${group.batchRows}-row batches in ${Math.round(performance.now() - t0)} ms`);
       }
-      const baselines: Baselines = {};
       if (redis && !warmedUp && group.cases[0]) {
         await runSluice({ ...group.cases[0], seconds: WRITER_WARMUP_SECONDS }, batches, redis.url, log);
         warmedUp = true;
       }
-      const { opened, sluiceCases } = await openContenders(group, batches, {
-        systems,
-        lance,
-        lanceSchema,
-        redisUrl: redis?.url ?? null,
-        log,
-      });
-      let peak: BenchResult | null = null;
-      try {
-        if (opened.length > 0) {
-          progress(`write ${group.name}: ${opened.map((o) => o.system).join(', ')} in ${SLICES} slices`);
-          await takeTurns(opened, SLICES, SECONDS);
-        }
-        for (const contender of opened.filter((o) => !sluiceCases.has(o))) {
-          const result = await contender.finish();
-          baselines[result.system] = result;
-          report(result);
-          yield result;
-        }
-        if (group.writers === 1 && baselines.lancedb) baselines['lancedb-serial'] = baselines.lancedb;
-        for (const [contender, c] of sluiceCases) {
-          const result = compared(await contender.finish(), group, baselines);
-          if (c.groupCommit) peak = result;
-          report(result);
-          yield result;
-        }
-      } finally {
-        for (const contender of opened) await contender.close();
-      }
+      const setup = { systems, lance, lanceSchema, redisUrl: redis?.url ?? null, log };
+      const { results, baselines, peak: measured } = await runSideBySide(group, batches, setup);
+      yield* results;
       if (!redis) continue;
       if (group.freshness) {
-        peak ??= await runSluice(
-          { name: `${group.name}-gc`, group, groupCommit: true },
-          batches,
-          redis.url,
-          log,
-        );
+        const peak =
+          measured ??
+          (await runSluice({ name: `${group.name}-gc`, group, groupCommit: true }, batches, redis.url, log));
         const writesPerSecond = Math.max(1, Math.round(sustainedWritesPerSecond(peak) / 2));
         const c = { name: `freshness-${group.name}-gc`, group, groupCommit: true, writesPerSecond };
         const result = compared(await runSluice(c, batches, redis.url, log), group, baselines);
