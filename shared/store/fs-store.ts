@@ -7,13 +7,14 @@
  * parent directory is fsynced before the write returns (I1: an ack means the object
  * survives a crash); writes that wait for an fsync of one directory at once share it
  * (`DirectorySyncs`). The calls on one file that usually touch only the page cache are
- * made in place; fsyncs, reads, large writes and a listing's stats go to the thread pool.
+ * made in place; fsyncs, reads, large writes and a listing's stats go to the thread pool,
+ * and so does the create of the next temp file, made ahead (`SpareTempFiles`).
  * Replacing writes and deletes hold a per-key lock file, so a put-if-match is a
  * compare-and-swap across every process sharing the directory. Put-if-absent needs no
  * lock: link() fails atomically when the name is taken, and a replacing rename never
  * leaves the name empty for it to slip in.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   type BigIntStats,
   closeSync,
@@ -56,6 +57,7 @@ import type {
   StagedObject,
   StoredObject,
 } from './object-store.ts';
+import { removeTempFile, SpareTempFiles } from './spare-temp-files.ts';
 
 export interface FsStoreOptions {
   /** A key lock older than this was left by a dead process and is broken. */
@@ -113,6 +115,7 @@ export class FsStore implements ObjectStore {
   private readonly durableDirs = new Map<string, Promise<void>>();
   /** The fsyncs of a directory after writes in it, shared by the writes that wait at once. */
   private readonly dirSyncs: DirectorySyncs;
+  private readonly spareTemps: SpareTempFiles;
   /** Listed directories this store fsynced, with the ctime each had just before. */
   private readonly syncedDirs = new Map<string, { ctimeNs: bigint; settled: boolean }>();
 
@@ -123,6 +126,7 @@ export class FsStore implements ObjectStore {
     this.dirSyncs = new DirectorySyncs(this.options.syncDirectory);
     this.url = pathToFileURL(this.root).href;
     this.tempDir = join(this.root, RESERVED_SEGMENT);
+    this.spareTemps = new SpareTempFiles(this.tempDir, this.options.tempMaxAgeMs);
     try {
       mkdirDurablySync(this.root);
       mkdirSync(this.tempDir, { recursive: true });
@@ -192,7 +196,7 @@ export class FsStore implements ObjectStore {
       const temp = await this.writeTemp('stage', body, options.signal);
       return {
         putIfAbsent: (key, opts = {}) => this.publish(key, temp, opts.signal),
-        discard: async () => removeQuietly(temp.path),
+        discard: async () => removeTempFile(temp.path),
       };
     });
   }
@@ -230,7 +234,9 @@ export class FsStore implements ObjectStore {
     });
   }
 
-  async close(): Promise<void> {}
+  close(): Promise<void> {
+    return this.spareTemps.close();
+  }
 
   private pathOf(key: string): string {
     assertValidKey(key);
@@ -263,8 +269,7 @@ export class FsStore implements ObjectStore {
     signal: AbortSignal | undefined,
     syncStep?: (fd: number) => Promise<void>,
   ): Promise<TempFile> {
-    const path = join(this.tempDir, `${randomUUID()}.tmp`);
-    const fd = openSync(path, 'wx', 0o644);
+    const { path, fd } = this.spareTemps.take();
     try {
       await writeBody(op, fd, body, signal, syncStep);
       // The etag is made of inode, size and mtime. Inode numbers are reused and kernel
@@ -275,7 +280,7 @@ export class FsStore implements ObjectStore {
       await fsyncInPool(fd);
       return { path, stat: fstatSync(fd, { bigint: true }) };
     } catch (err) {
-      removeQuietly(path);
+      removeTempFile(path);
       throw err;
     } finally {
       closeSync(fd);
@@ -298,7 +303,7 @@ export class FsStore implements ObjectStore {
         renameSync(temp.path, path);
       });
     } catch (err) {
-      removeQuietly(temp.path);
+      removeTempFile(temp.path);
       if (errnoCode(err) === 'EISDIR') throw collision(key, 'a directory holds other objects under this key');
       throw err;
     }
@@ -580,13 +585,5 @@ async function unlinkIfPresent(path: string): Promise<boolean> {
   } catch (err) {
     if (ABSENT.has(errnoCode(err) ?? '')) return false;
     throw err;
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone, or left for the sweep of old temp files when a store next opens.
   }
 }

@@ -9,12 +9,12 @@
  * the same concurrency: `floor` through the durable put, `floor-nosync` written and linked
  * the same way without any fsync, so a reader sees how much of a gap is the fsync itself.
  */
-import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, futimesSync, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, futimesSync, linkSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
+import { SpareTempFiles } from '../../shared/store/spare-temp-files.ts';
 
 export const STORE_PROFILES = ['local', 's3std', 's3x'] as const;
 export type StoreProfile = (typeof STORE_PROFILES)[number];
@@ -86,7 +86,7 @@ export function durableFloor(store: FaultyStore): FloorPut {
 
 /**
  * The file store's put-if-absent minus its fsyncs, with the same calls made in place: a
- * temp file created, written, stamped and closed, linked to its key and unlinked; the
+ * spare temp file opened, written, stamped and closed, linked to its key and unlinked; the
  * object-store profile's latency is drawn the same way before each put. Every body is
  * written in place, as the store writes those up to 1 MiB: a WAL entry of this bench is
  * at most a few hundred KB.
@@ -97,12 +97,12 @@ export async function noSyncFloor(dir: string, profile: StoreProfile): Promise<F
   const temp = join(dir, 'tmp');
   await mkdir(keys, { recursive: true });
   await mkdir(temp, { recursive: true });
+  const spares = new SpareTempFiles(temp, Number.POSITIVE_INFINITY);
   let n = 0;
   return {
     async put(body) {
       if (latency) await new Promise((resolve) => setTimeout(resolve, latency()));
-      const tempPath = join(temp, `${randomUUID()}.tmp`);
-      const fd = openSync(tempPath, 'wx', 0o644);
+      const { path: tempPath, fd } = spares.take();
       try {
         writeSync(fd, body);
         const mtime = Date.now() / 1000;
@@ -114,6 +114,6 @@ export async function noSyncFloor(dir: string, profile: StoreProfile): Promise<F
       linkSync(tempPath, join(keys, `${String(++n).padStart(20, '0')}.arrow`));
       unlinkSync(tempPath);
     },
-    close: async () => undefined,
+    close: () => spares.close(),
   };
 }
