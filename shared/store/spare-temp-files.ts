@@ -102,7 +102,7 @@ function openIfPresent(path: string): number | null {
   }
 }
 
-/** Removes a temp file; one already gone, or not removable now, is left to the sweep. */
+/** Removes a temp file without failing its caller. */
 export function removeTempFile(path: string): void {
   try {
     unlinkSync(path);
