@@ -22,6 +22,7 @@ describe('file store (suspected: the put timeout is checked only at the start)',
   });
 
   afterEach(async () => {
+    await store.close();
     await dir.cleanup();
   });
 

@@ -32,6 +32,7 @@ describe('file store: a background put is made durable step by step', () => {
   });
 
   afterEach(async () => {
+    await store.close();
     await dir.cleanup();
   });
 

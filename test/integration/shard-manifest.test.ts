@@ -17,7 +17,10 @@ describe('shard manifest', () => {
     dir = await createTempDir('manifest');
     store = new FaultyStore(new FsStore(dir.path));
   });
-  afterEach(() => dir.cleanup());
+  afterEach(async () => {
+    await store.close();
+    await dir.cleanup();
+  });
 
   async function sealThree(manifests: ShardManifestStore) {
     await manifests.update('t', 0, (m) =>

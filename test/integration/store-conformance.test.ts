@@ -374,7 +374,14 @@ async function tempDir(label: string): Promise<string> {
 
 describeObjectStoreConformance('file system', async () => {
   const root = await tempDir('fs-store');
-  return { store: new FsStore(root), cleanup: () => rm(root, { recursive: true, force: true }) };
+  const store = new FsStore(root);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
 });
 
 describe('S3 store on a loopback S3 server', () => {
@@ -409,7 +416,10 @@ describe('file system store', () => {
     root = await tempDir('fs-store');
     store = new FsStore(root);
   });
-  afterEach(() => rm(root, { recursive: true, force: true }));
+  afterEach(async () => {
+    await store.close();
+    await rm(root, { recursive: true, force: true });
+  });
 
   const entriesOf = async (dir: string) => (await readdir(dir, { recursive: true })).sort();
 

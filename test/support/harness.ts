@@ -102,6 +102,7 @@ export async function createHarness(
       await parts.wal.settle();
       await harness.workers?.close(1_000);
       await scheduler.close();
+      await store.close();
       await namespace.cleanup();
       await dir.cleanup();
     },

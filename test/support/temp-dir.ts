@@ -10,5 +10,7 @@ export interface TempDir {
 /** A fresh directory of the test's own, e.g. for a `file://` store. */
 export async function createTempDir(label = 'test'): Promise<TempDir> {
   const path = await mkdtemp(join(tmpdir(), `sluice-${label}-`));
-  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+  // A file store not closed may still be making a spare temp file while the tree goes, so
+  // the removal can find a directory not yet empty (ENOTEMPTY), which `rm` then retries.
+  return { path, cleanup: () => rm(path, { recursive: true, force: true, maxRetries: 5 }) };
 }

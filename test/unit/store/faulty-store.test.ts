@@ -25,7 +25,10 @@ describe('faulty store', () => {
     inner = new FsStore(root);
     store = new FaultyStore(inner);
   });
-  afterEach(() => rm(root, { recursive: true, force: true }));
+  afterEach(async () => {
+    await inner.close();
+    await rm(root, { recursive: true, force: true });
+  });
 
   describe('without rules', () => {
     it('passes every operation through to the inner store', async () => {

@@ -25,7 +25,10 @@ describe('file store staging: bytes made durable before their key is known', () 
     dir = await createTempDir('stage');
     store = new FsStore(dir.path);
   });
-  afterEach(() => dir.cleanup());
+  afterEach(async () => {
+    await store.close();
+    await dir.cleanup();
+  });
 
   it('a staged object is invisible until published, then reads back whole', async () => {
     const staged = await store.stage(bytes('entry'));
@@ -81,7 +84,10 @@ describe('file store spare temp files: made ahead, so a write only opens one', (
     dir = await createTempDir('spares');
     store = new FsStore(dir.path);
   });
-  afterEach(() => dir.cleanup());
+  afterEach(async () => {
+    await store.close();
+    await dir.cleanup();
+  });
 
   async function spares(atLeast = 1): Promise<string[]> {
     return waitFor(
