@@ -52,7 +52,7 @@ export class SpareTempFiles {
         removeTempFile(spare.path);
         continue;
       }
-      // Gone all the same: a sweep by a store whose clock is ahead of this one's.
+      // Gone all the same: swept by a store with a shorter `tempMaxAgeMs`, or the clock stepped.
       const fd = openIfPresent(spare.path);
       if (fd !== null) {
         this.refill();
@@ -93,11 +93,13 @@ export class SpareTempFiles {
   }
 }
 
+/** Opens a spare, or null if it is gone; a spare that cannot be opened is removed. */
 function openIfPresent(path: string): number | null {
   try {
     return openSync(path, 'r+');
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') return null;
+    removeTempFile(path);
     throw err;
   }
 }
