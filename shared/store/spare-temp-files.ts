@@ -53,7 +53,7 @@ export class SpareTempFiles {
         continue;
       }
       // Gone all the same: swept by a store with a shorter `tempMaxAgeMs`, or the clock stepped.
-      const fd = openIfPresent(spare.path);
+      const fd = openSpare(spare.path);
       if (fd !== null) {
         this.refill();
         return { path: spare.path, fd };
@@ -94,7 +94,7 @@ export class SpareTempFiles {
 }
 
 /** Opens a spare, or null if it is gone; a spare that cannot be opened is removed. */
-function openIfPresent(path: string): number | null {
+function openSpare(path: string): number | null {
   try {
     return openSync(path, 'r+');
   } catch (err) {
