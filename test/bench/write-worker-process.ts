@@ -1,7 +1,8 @@
 /**
  * The workers of one write-bench case, as the writing process sees them: in a process of
- * their own (write-workers.ts, the default) or beside the writers in the writing process
- * (`inline`). Either way the case asks them, before
+ * their own (write-workers.ts, the default), beside the writers in the writing process
+ * (`inline`), or in a process of their own that is stopped while the writers write
+ * (`paused`). Either way the case asks them, before
  * its clock starts and once every acked entry is in L0, for the store requests they made
  * through a store of their own and the peak RSS of their process since the last ask.
  */
@@ -12,7 +13,7 @@ import type { Sluice } from '../../shared/sluice.ts';
 import type { WriteSluiceOptions } from './write-config.ts';
 import type { RequestCounts } from './write-stores.ts';
 
-export const WORKER_LAYOUTS = ['process', 'inline'] as const;
+export const WORKER_LAYOUTS = ['process', 'inline', 'paused'] as const;
 export type WorkerLayout = (typeof WORKER_LAYOUTS)[number];
 
 export type WorkersRequest = { type: 'sample' } | { type: 'close' };
@@ -27,6 +28,13 @@ export interface WorkersSample {
 
 export interface BenchWorkers {
   readonly layout: WorkerLayout;
+  /**
+   * Runs the writers of one slice. `paused` stops the workers' process (SIGSTOP) meanwhile
+   * and continues it after, so the acks are timed without a seal or flush on the same cores
+   * and disk, as where the workers run on machines of their own; what was acked is sealed
+   * and flushed once they go on, so the L0 lag then counts the pause.
+   */
+  whileWriting<T>(write: () => Promise<T>): Promise<T>;
   sample(): Promise<WorkersSample>;
   close(): Promise<void>;
 }
@@ -47,6 +55,7 @@ export function inlineWorkers(sluice: Sluice): BenchWorkers {
   const workers = startWorkers(sluice, ['seal', 'flush']);
   return {
     layout: 'inline',
+    whileWriting: (write) => write(),
     sample: async () => ({ requests: NO_REQUESTS, peakRssMb: null }),
     close: () => workers.close(CLOSE_GRACE_MS),
   };
@@ -62,7 +71,10 @@ function profileArgs(): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
-export async function spawnWorkers(options: WriteSluiceOptions): Promise<BenchWorkers> {
+export async function spawnWorkers(
+  options: WriteSluiceOptions,
+  layout: 'process' | 'paused',
+): Promise<BenchWorkers> {
   const child = fork(ENTRY, [JSON.stringify(options)], {
     execArgv: ['--import', 'tsx', ...profileArgs()],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -74,7 +86,16 @@ export async function spawnWorkers(options: WriteSluiceOptions): Promise<BenchWo
     throw err;
   }
   return {
-    layout: 'process',
+    layout,
+    async whileWriting(write) {
+      if (layout === 'process') return write();
+      child.kill('SIGSTOP');
+      try {
+        return await write();
+      } finally {
+        child.kill('SIGCONT');
+      }
+    },
     async sample() {
       const answer = reply(child, 'sample', READY_TIMEOUT_MS);
       child.send({ type: 'sample' } satisfies WorkersRequest);

@@ -17,7 +17,10 @@
  *   then takes none of the writers' CPU and never blocks their event loop.
  *   BENCH_WRITE_WORKERS=inline (default `process`) runs them beside the writers in this
  *   process instead, which shows what sharing a process with the flushes costs the writers;
- *   every Sluice line says which (`workers`). Every case gets a fresh table: the local
+ *   BENCH_WRITE_WORKERS=paused stops their process while a Sluice slice writes and continues
+ *   it after (`BenchWorkers.whileWriting`), which shows what sharing the machine's cores and
+ *   disk with the seal and flush costs the acks (no freshness case runs then: its L0 lag
+ *   would count the pause); every Sluice line says which (`workers`). Every case gets a fresh table: the local
  *   cases run on one of the default shard count (no suffix) and on one of 4 shards
  *   (`-4shards`), or of one shard (`-1shard`) if 4 is the default, the MemWAL baseline
  *   with the same count; the object-store cases on the default count only. A JSON write is
@@ -49,7 +52,7 @@
  * runs when its name or one of its Sluice cases matches any. BENCH_WRITE_SECONDS (2: the
  * quick mode for development; 10 for figures to report) bounds each case in time;
  * BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the systems;
- * BENCH_WRITE_WORKERS (process | inline) places the workers; BENCH_WRITE_ARRIVALS (burst |
+ * BENCH_WRITE_WORKERS (process | inline | paused) places the workers; BENCH_WRITE_ARRIVALS (burst |
  * turns, write-drive.ts) says how writers acked at once come back. Every line says which.
  * BENCH_WRITE_WORKERS_CPU_PROF=<dir> profiles the workers' process of every case
  * (write-worker-process.ts); run the bench as `node --cpu-prof --import tsx
@@ -240,7 +243,7 @@ async function openSluice(
   const runtime = openRuntime(config, log, store);
   let workers: BenchWorkers;
   try {
-    workers = WORKERS === 'inline' ? inlineWorkers(runtime.sluice) : await spawnWorkers(options);
+    workers = WORKERS === 'inline' ? inlineWorkers(runtime.sluice) : await spawnWorkers(options, WORKERS);
   } catch (err) {
     await runtime.close();
     await emptyBenchDir(dir);
@@ -435,7 +438,9 @@ async function openSluiceCase(
       // The round-trip metric is this process's: read around each slice, as another case's slices come between.
       const tripsBefore = await roundTrips();
       const startedAt = performance.now();
-      const { peakRssMb } = await peakRss(() => driver.run(seconds, write, onAck));
+      const { peakRssMb } = await sut.workers.whileWriting(() =>
+        peakRss(() => driver.run(seconds, write, onAck)),
+      );
       tally.peakRssMb = Math.max(tally.peakRssMb, peakRssMb);
       await sut.runtime.parts.wal.settle();
       const trips = await roundTrips();
@@ -836,7 +841,8 @@ export async function* run(): AsyncIterable<BenchResult> {
       const { results, baselines, peak: measured } = await runSideBySide(group, batches, setup);
       yield* results;
       if (!redis) continue;
-      if (group.freshness) {
+      // Paused workers flush only between slices: the L0 lag would measure the pause.
+      if (group.freshness && WORKERS !== 'paused') {
         const peak =
           measured ??
           (await runSluice({ name: `${group.name}-gc`, group, groupCommit: true }, batches, redis.url, log));
