@@ -20,12 +20,12 @@
  *   BENCH_WRITE_WORKERS=paused stops their process while a Sluice slice writes and continues
  *   it after (`BenchWorkers.whileWriting`), which shows what sharing the machine's cores and
  *   disk with the seal and flush costs the acks (no freshness case runs then: its L0 lag
- *   would count the pause); every Sluice line says which (`workers`). Every case gets a fresh table: the local
- *   cases run on one of the default shard count (no suffix) and on one of 4 shards
- *   (`-4shards`), or of one shard (`-1shard`) if 4 is the default, the MemWAL baseline
- *   with the same count; the object-store cases on the default count only. A JSON write is
- *   timed from its parsed rows (`jsonRowsToRecordBatch` + append: the HTTP path minus
- *   HTTP), an Arrow write from a RecordBatch.
+ *   would count the pause); every Sluice line says which (`workers`). Every case gets a
+ *   fresh table: the local cases run on one of the default shard count (no suffix) and on
+ *   one of 4 shards (`-4shards`), or of one shard (`-1shard`) if 4 is the default, the
+ *   MemWAL baseline with the same count; the object-store cases on the default count only.
+ *   A JSON write is timed from its parsed rows (`jsonRowsToRecordBatch` + append: the HTTP
+ *   path minus HTTP), an Arrow write from a RecordBatch.
  * - `floor`, `floor-nosync`: a bare put of the same bytes (the batch's WAL entry) to the same
  *   store, one per write, at the same concurrency; with and without fsync.
  * - `lancedb`, `lancedb-serial`, `lancedb-memwal` (write-lance.ts), on the local cases only:
@@ -52,8 +52,9 @@
  * runs when its name or one of its Sluice cases matches any. BENCH_WRITE_SECONDS (2: the
  * quick mode for development; 10 for figures to report) bounds each case in time;
  * BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the systems;
- * BENCH_WRITE_WORKERS (process | inline | paused) places the workers; BENCH_WRITE_ARRIVALS (burst |
- * turns, write-drive.ts) says how writers acked at once come back. Every line says which.
+ * BENCH_WRITE_WORKERS (process | inline | paused) places the workers; BENCH_WRITE_ARRIVALS
+ * (burst | turns, write-drive.ts) says how writers acked at once come back. Every line says
+ * which.
  * BENCH_WRITE_WORKERS_CPU_PROF=<dir> profiles the workers' process of every case
  * (write-worker-process.ts); run the bench as `node --cpu-prof --import tsx
  * test/bench/run.ts write …` to profile the writers too.
