@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FsStore } from '../../shared/store/fs-store.ts';
+import type { FsStore } from '../../shared/store/fs-store.ts';
 import { generationKey, walKey } from '../../shared/table/paths.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 
@@ -18,11 +18,10 @@ describe('file store (suspected: the put timeout is checked only at the start)',
 
   beforeEach(async () => {
     dir = await createTempDir('fs-abort');
-    store = new FsStore(dir.path);
+    store = dir.fsStore();
   });
 
   afterEach(async () => {
-    await store.close();
     await dir.cleanup();
   });
 

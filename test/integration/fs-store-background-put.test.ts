@@ -1,6 +1,6 @@
 import { fstatSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FsStore } from '../../shared/store/fs-store.ts';
+import type { FsStore } from '../../shared/store/fs-store.ts';
 import { generationKey } from '../../shared/table/paths.ts';
 import { createHarness } from '../support/harness.ts';
 import { eventRows, eventsTable, writeRows } from '../support/rows.ts';
@@ -24,7 +24,7 @@ describe('file store: a background put is made durable step by step', () => {
   beforeEach(async () => {
     dir = await createTempDir('fs-background');
     stepSizes = [];
-    store = new FsStore(dir.path, {
+    store = dir.fsStore({
       syncData: async (fd) => {
         stepSizes.push(fstatSync(fd).size);
       },
@@ -32,7 +32,6 @@ describe('file store: a background put is made durable step by step', () => {
   });
 
   afterEach(async () => {
-    await store.close();
     await dir.cleanup();
   });
 
@@ -52,7 +51,7 @@ describe('file store: a background put is made durable step by step', () => {
 
   it('a background put whose caller gave up between steps never lands', async () => {
     const controller = new AbortController();
-    store = new FsStore(dir.path, {
+    store = dir.fsStore({
       syncData: async () => controller.abort(),
     });
     const key = generationKey('t', 0, 1);

@@ -3,7 +3,6 @@ import { isSluiceError } from '../../shared/errors.ts';
 import { commitGeneration, sealGenerations } from '../../shared/lsm/manifest-transitions.ts';
 import { ShardManifestStore } from '../../shared/lsm/shard-manifest.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
-import { FsStore } from '../../shared/store/fs-store.ts';
 import { artifact, sealed } from '../support/generations.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 
@@ -15,12 +14,9 @@ describe('shard manifest', () => {
 
   beforeEach(async () => {
     dir = await createTempDir('manifest');
-    store = new FaultyStore(new FsStore(dir.path));
+    store = new FaultyStore(dir.fsStore());
   });
-  afterEach(async () => {
-    await store.close();
-    await dir.cleanup();
-  });
+  afterEach(() => dir.cleanup());
 
   async function sealThree(manifests: ShardManifestStore) {
     await manifests.update('t', 0, (m) =>

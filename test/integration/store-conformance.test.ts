@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
-import { FsStore } from '../../shared/store/fs-store.ts';
+import type { FsStore } from '../../shared/store/fs-store.ts';
 import type { ObjectMeta, ObjectStore } from '../../shared/store/object-store.ts';
 import { S3Store } from '../../shared/store/s3-store.ts';
 import { type S3TestServer, startS3Server } from '../support/s3-server.ts';
+import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 
 interface OpenedStore {
   store: ObjectStore;
@@ -368,20 +368,9 @@ function describeObjectStoreConformance(name: string, open: () => Promise<Opened
   });
 }
 
-async function tempDir(label: string): Promise<string> {
-  return mkdtemp(join(tmpdir(), `sluice-${label}-`));
-}
-
 describeObjectStoreConformance('file system', async () => {
-  const root = await tempDir('fs-store');
-  const store = new FsStore(root);
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
+  const dir = await createTempDir('fs-store');
+  return { store: dir.fsStore(), cleanup: () => dir.cleanup() };
 });
 
 describe('S3 store on a loopback S3 server', () => {
@@ -409,17 +398,16 @@ describe('S3 store on a loopback S3 server', () => {
 });
 
 describe('file system store', () => {
+  let dir: TempDir;
   let root: string;
   let store: FsStore;
 
   beforeEach(async () => {
-    root = await tempDir('fs-store');
-    store = new FsStore(root);
+    dir = await createTempDir('fs-store');
+    root = dir.path;
+    store = dir.fsStore();
   });
-  afterEach(async () => {
-    await store.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  afterEach(() => dir.cleanup());
 
   const entriesOf = async (dir: string) => (await readdir(dir, { recursive: true })).sort();
 
@@ -493,7 +481,7 @@ describe('file system store', () => {
     await writeFile(recent, 'x');
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
     await utimes(old, twoHoursAgo, twoHoursAgo);
-    new FsStore(root);
+    dir.fsStore();
     expect(await readdir(join(root, '.tmp'))).toEqual(['in-flight.tmp']);
   });
 

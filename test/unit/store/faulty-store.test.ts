@@ -1,10 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FaultyStore } from '../../../shared/store/faulty-store.ts';
-import { FsStore } from '../../../shared/store/fs-store.ts';
+import type { FsStore } from '../../../shared/store/fs-store.ts';
 import type { ObjectMeta } from '../../../shared/store/object-store.ts';
+import { createTempDir, type TempDir } from '../../support/temp-dir.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (body: Uint8Array | undefined) => new TextDecoder().decode(body);
@@ -16,19 +14,16 @@ async function collect(pages: AsyncIterable<ObjectMeta[]>): Promise<string[]> {
 }
 
 describe('faulty store', () => {
-  let root: string;
+  let dir: TempDir;
   let inner: FsStore;
   let store: FaultyStore;
 
   beforeEach(async () => {
-    root = await mkdtemp(join(tmpdir(), 'sluice-faulty-'));
-    inner = new FsStore(root);
+    dir = await createTempDir('faulty');
+    inner = dir.fsStore();
     store = new FaultyStore(inner);
   });
-  afterEach(async () => {
-    await inner.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  afterEach(() => dir.cleanup());
 
   describe('without rules', () => {
     it('passes every operation through to the inner store', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FaultyStore } from '../../../shared/store/faulty-store.ts';
-import { FsStore } from '../../../shared/store/fs-store.ts';
+import type { FsStore } from '../../../shared/store/fs-store.ts';
 import { RESERVED_SEGMENT } from '../../../shared/store/object-key.ts';
 import { createTempDir, type TempDir } from '../../support/temp-dir.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -23,12 +23,9 @@ describe('file store staging: bytes made durable before their key is known', () 
 
   beforeEach(async () => {
     dir = await createTempDir('stage');
-    store = new FsStore(dir.path);
+    store = dir.fsStore();
   });
-  afterEach(async () => {
-    await store.close();
-    await dir.cleanup();
-  });
+  afterEach(() => dir.cleanup());
 
   it('a staged object is invisible until published, then reads back whole', async () => {
     const staged = await store.stage(bytes('entry'));
@@ -82,12 +79,9 @@ describe('file store spare temp files: made ahead, so a write only opens one', (
 
   beforeEach(async () => {
     dir = await createTempDir('spares');
-    store = new FsStore(dir.path);
+    store = dir.fsStore();
   });
-  afterEach(async () => {
-    await store.close();
-    await dir.cleanup();
-  });
+  afterEach(() => dir.cleanup());
 
   async function spares(atLeast = 1): Promise<string[]> {
     return waitFor(
@@ -119,7 +113,7 @@ describe('file store spare temp files: made ahead, so a write only opens one', (
   });
 
   it('a spare past half the age at which stores sweep temp files is removed, not filled', async () => {
-    const sweeping = new FsStore(dir.path, { tempMaxAgeMs: 400 });
+    const sweeping = dir.fsStore({ tempMaxAgeMs: 400 });
     await sweeping.putIfAbsent('k/a', bytes('a'));
     // Two or more: without the rule the write would fill one and leave the others.
     const aged = await spares(2);
@@ -128,7 +122,6 @@ describe('file store spare temp files: made ahead, so a write only opens one', (
     const left = new Set(await readdir(tempDir()));
     expect(aged.filter((name) => left.has(name))).toEqual([]);
     expect(text((await sweeping.get('k/b'))?.body)).toBe('b');
-    await sweeping.close();
   });
 
   it('spares swept away by another store are passed over: every write still lands whole', async () => {
