@@ -11,7 +11,7 @@ import type { TableSchema } from '../arrow/schema.ts';
 import { takeRows } from '../arrow/take.ts';
 import { shardOf } from '../table/shard-routing.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { OP_DELETE, OP_UPSERT, type Op, toWalBatch } from './wal-entry.ts';
+import { OP_DELETE, OP_UPSERT, type Op } from './wal-entry.ts';
 import type { WalWriter } from './wal-writer.ts';
 
 export interface ShardAck {
@@ -53,7 +53,7 @@ async function append(
   const results = await Promise.allSettled(
     [...perShard].map(async ([shard, batch]) => ({
       shard,
-      seq: await wal.write(table, shard, toWalBatch(table.schema, batch, op)),
+      seq: await wal.write(table, shard, { batch, op }),
     })),
   );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

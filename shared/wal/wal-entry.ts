@@ -46,13 +46,22 @@ export function walSchema(schema: TableSchema): Schema {
   return built;
 }
 
-/** Re-labels a batch of the table's schema as WAL rows of one op; no column is copied. */
-export function toWalBatch(schema: TableSchema, batch: RecordBatch, op: Op): RecordBatch {
+/** The rows of one write, of the table's schema, and what they do. */
+export interface WalWrite {
+  batch: RecordBatch;
+  op: Op;
+}
+
+/**
+ * Re-labels a batch of the table's schema as WAL rows: of one op, or of one op per row.
+ * No column is copied.
+ */
+export function toWalBatch(schema: TableSchema, batch: RecordBatch, op: Op | Int8Array): RecordBatch {
   const target = walSchema(schema);
   const ops = makeData({
     type: target.fields.at(-1)!.type as Int8,
     length: batch.numRows,
-    data: new Int8Array(batch.numRows).fill(op),
+    data: typeof op === 'number' ? new Int8Array(batch.numRows).fill(op) : op,
   });
   const children = [...batch.data.children, ops];
   return new RecordBatch(
@@ -68,10 +77,28 @@ export function toWalBatch(schema: TableSchema, batch: RecordBatch, op: Op): Rec
  */
 const COMBINE_BELOW_ROWS_PER_WRITE = 200;
 
-export function encodeWalEntry(batches: RecordBatch[]): Uint8Array {
-  const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
-  const combine = batches.length > 1 && rows < COMBINE_BELOW_ROWS_PER_WRITE * batches.length;
-  return tableToIPC(new Table(combine ? [concatBatches(batches)] : batches), 'file');
+export function encodeWalEntry(schema: TableSchema, writes: readonly WalWrite[]): Uint8Array {
+  return tableToIPC(new Table(walBatches(schema, writes)), 'file');
+}
+
+/**
+ * The writes become WAL rows here, not as they arrive: combined writes are copied first and
+ * re-labelled once, since a record batch costs Arrow JS more to build than ten rows cost to
+ * copy.
+ */
+function walBatches(schema: TableSchema, writes: readonly WalWrite[]): RecordBatch[] {
+  let rows = 0;
+  for (const { batch } of writes) rows += batch.numRows;
+  if (writes.length === 1 || rows >= COMBINE_BELOW_ROWS_PER_WRITE * writes.length) {
+    return writes.map(({ batch, op }) => toWalBatch(schema, batch, op));
+  }
+  const ops = new Int8Array(rows);
+  let at = 0;
+  for (const { batch, op } of writes) {
+    ops.fill(op, at, at + batch.numRows);
+    at += batch.numRows;
+  }
+  return [toWalBatch(schema, concatBatches(writes.map((w) => w.batch)), ops)];
 }
 
 export function encodeHole(seq: number): Uint8Array {

@@ -16,7 +16,6 @@
  * the seal before (docs/design.md, "Seal"). Completions that no allocation picks up are
  * sent on their own once the shard has been quiet for a moment, before the seal needs them.
  */
-import type { RecordBatch } from 'apache-arrow';
 import { type Config, seqFloorTtlMs } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -33,7 +32,7 @@ import type { WorkScheduler } from '../work/work-scheduler.ts';
 import type { ManifestReader } from './manifest-reader.ts';
 import { PutPipeline } from './put-pipeline.ts';
 import { syncShard } from './shard-sync.ts';
-import { decodeWalEntry, encodeWalEntry } from './wal-entry.ts';
+import { decodeWalEntry, encodeWalEntry, type WalWrite } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
 
 export interface WalWriterDeps {
@@ -88,12 +87,12 @@ export class WalWriter {
 
   constructor(private readonly deps: WalWriterDeps) {}
 
-  /** Appends `batch` (WAL schema) to the shard's WAL; resolves with the seq of the durable entry. */
-  write(table: TableDef, shard: number, batch: RecordBatch): Promise<number> {
+  /** Appends `write` to the shard's WAL; resolves with the seq of the durable entry. */
+  write(table: TableDef, shard: number, write: WalWrite): Promise<number> {
     const lane = this.laneFor(table, shard);
-    if (!this.deps.config.wal.groupCommit) return this.writeAlone(lane, batch);
+    if (!this.deps.config.wal.groupCommit) return this.writeAlone(lane, write);
     return new Promise<number>((resolve, reject) => {
-      lane.groups.add(batch, { resolve, reject });
+      lane.groups.add(write, { resolve, reject });
       // A microtask, not a timer: writes made in one synchronous burst share an entry, and
       // nothing waits on the clock.
       if (!lane.pumpQueued) {
@@ -144,10 +143,10 @@ export class WalWriter {
   }
 
   /** Without group commit: one entry per write, its put counted in flight as a group's is. */
-  private async writeAlone(lane: Lane, batch: RecordBatch): Promise<number> {
+  private async writeAlone(lane: Lane, write: WalWrite): Promise<number> {
     const put = lane.pipeline.begin(performance.now());
     try {
-      return await this.writeEntry(lane, [batch]);
+      return await this.writeEntry(lane, [write]);
     } finally {
       lane.pipeline.end(put, performance.now());
       this.forgetIfIdle(lane);
@@ -178,22 +177,22 @@ export class WalWriter {
 
   private async commitGroup(lane: Lane, group: WriteGroup): Promise<void> {
     try {
-      const seq = await this.writeEntry(lane, group.batches);
+      const seq = await this.writeEntry(lane, group.writes);
       for (const waiter of group.waiters) waiter.resolve(seq);
     } catch (err) {
       for (const waiter of group.waiters) waiter.reject(err);
     }
   }
 
-  private async writeEntry(lane: Lane, batches: RecordBatch[]): Promise<number> {
+  private async writeEntry(lane: Lane, writes: WalWrite[]): Promise<number> {
     const { table, shard } = lane;
     // The allocation is on the wire before the entry is encoded: the encoding, and where the
     // store can the bytes' way to the disk, run while Redis answers. Should anything below
     // throw before the put, the allocated seq becomes a hole like any put that never lands.
     const firstAllocation = this.allocate(lane);
     firstAllocation.catch(() => undefined);
-    const body = encodeWalEntry(batches);
-    const rows = batches.reduce((sum, b) => sum + b.numRows, 0);
+    const body = encodeWalEntry(table.schema, writes);
+    const rows = writes.reduce((sum, w) => sum + w.batch.numRows, 0);
     const staging = this.deps.store.stage?.(body) ?? null;
     staging?.catch(() => undefined);
     try {
@@ -208,8 +207,7 @@ export class WalWriter {
         }
         if (landed) {
           if (await this.landedBelowSealed(table.name, shard, seq, floorAt)) continue;
-          // Every write brings one batch, so the batches are the writes the entry acks.
-          walEntryWrites.observe(batches.length);
+          walEntryWrites.observe(writes.length);
           walEntryRows.observe(rows);
           lane.completions.push({ seq, rows, bytes: body.byteLength });
           if (sealIsUrgent(lane) && !lane.urgentSealAsked) {

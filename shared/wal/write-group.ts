@@ -4,7 +4,7 @@
  * behind it. Each group becomes one WAL entry: one seq, one put, one answer for all its
  * writers.
  */
-import type { RecordBatch } from 'apache-arrow';
+import type { WalWrite } from './wal-entry.ts';
 
 export interface Waiter {
   resolve(seq: number): void;
@@ -12,7 +12,7 @@ export interface Waiter {
 }
 
 export interface WriteGroup {
-  batches: RecordBatch[];
+  writes: WalWrite[];
   rows: number;
   bytes: number;
   waiters: Waiter[];
@@ -39,12 +39,12 @@ export class WriteGroups {
     return this.groups[0];
   }
 
-  add(batch: RecordBatch, waiter: Waiter): void {
+  add(write: WalWrite, waiter: Waiter): void {
     const last = this.groups.at(-1);
     const group = last && !this.isFull(last) ? last : this.open();
-    group.batches.push(batch);
-    group.rows += batch.numRows;
-    group.bytes += batch.data.byteLength;
+    group.writes.push(write);
+    group.rows += write.batch.numRows;
+    group.bytes += write.batch.data.byteLength;
     group.waiters.push(waiter);
   }
 
@@ -53,7 +53,7 @@ export class WriteGroups {
   }
 
   private open(): WriteGroup {
-    const group: WriteGroup = { batches: [], rows: 0, bytes: 0, waiters: [], openedAt: performance.now() };
+    const group: WriteGroup = { writes: [], rows: 0, bytes: 0, waiters: [], openedAt: performance.now() };
     this.groups.push(group);
     return group;
   }

@@ -77,7 +77,7 @@ import type { FaultyStore } from '../../shared/store/faulty-store.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import { DEFAULT_SHARDS, type TableDef } from '../../shared/table/table-def.ts';
 import type { AppendResult } from '../../shared/wal/append.ts';
-import { encodeWalEntry, OP_UPSERT, toWalBatch } from '../../shared/wal/wal-entry.ts';
+import { encodeWalEntry, OP_UPSERT } from '../../shared/wal/wal-entry.ts';
 import { deleteKeys } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { benchDir, emptyBenchDir } from './bench-dirs.ts';
@@ -207,7 +207,7 @@ function buildBatches(batchRows: number, schema: TableSchema): Batches {
     batchRows,
     json,
     arrow,
-    walBytes: arrow.map((b) => encodeWalEntry([toWalBatch(schema, b, OP_UPSERT)])),
+    walBytes: arrow.map((batch) => encodeWalEntry(schema, [{ batch, op: OP_UPSERT }])),
   };
 }
 

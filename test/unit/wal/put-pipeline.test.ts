@@ -5,7 +5,7 @@ import type { WriteGroup } from '../../../shared/wal/write-group.ts';
 const LIMITS = { maxPutsInFlight: 3, pipelineMinBytes: 1_000, pipelineWaitMs: 2 };
 
 function group(openedAt: number, bytes = 10): WriteGroup {
-  return { batches: [], rows: 1, bytes, waiters: [], openedAt };
+  return { writes: [], rows: 1, bytes, waiters: [], openedAt };
 }
 
 /** A pipeline whose puts have taken `typicalMs` each, with one put in flight since `since`. */
