@@ -55,11 +55,11 @@ export class SpareTempFiles {
       // Gone all the same: swept by a store with a shorter `tempMaxAgeMs`, or the clock stepped.
       const fd = openSpare(spare.path);
       if (fd !== null) {
-        this.refill();
+        this.refillSoon();
         return { path: spare.path, fd };
       }
     }
-    this.refill();
+    this.refillSoon();
     const path = this.newPath();
     return { path, fd: openSync(path, 'wx', TEMP_MODE) };
   }
@@ -69,6 +69,15 @@ export class SpareTempFiles {
     this.closed = true;
     await this.making;
     for (const { path } of this.spares.splice(0)) removeTempFile(path);
+  }
+
+  /**
+   * After the current turn of the event loop: dispatching a file's creation costs the event
+   * loop tens of microseconds, which the taker's write and fsync, started in this turn,
+   * would otherwise wait for.
+   */
+  private refillSoon(): void {
+    setImmediate(() => this.refill());
   }
 
   private refill(): void {
