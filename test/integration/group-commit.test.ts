@@ -193,13 +193,22 @@ describe('group commit without a window', () => {
   });
 
   it('under steady writes each seal requests the next, so a lone writer asks Redis nothing but its allocations', async () => {
-    await open({ groupCommit: false }, 'steady', { sealDelayMs: 50 });
+    const sealDelayMs = 50;
+    await open({ groupCommit: false }, 'steady', { sealDelayMs });
     h.startWorkers();
     await writeRows(h.sluice, 'steady', rowsOf(0));
     await h.parts.wal.settle();
     const before = await roundTrips();
     const writes = 100;
-    for (let w = 1; w <= writes; w++) await writeRows(h.sluice, 'steady', rowsOf(w));
+    // A write acked more than half the seal delay after the one before may have let the
+    // shard go quiet: its completions then go on their own, and its seal is asked for anew.
+    let pauses = 0;
+    let lastAck = performance.now();
+    for (let w = 1; w <= writes; w++) {
+      await writeRows(h.sluice, 'steady', rowsOf(w));
+      if (performance.now() - lastAck > sealDelayMs / 2) pauses++;
+      lastAck = performance.now();
+    }
     const trips = tripsSince(before, await roundTrips());
     await waitFor(async () => (await h.parts.manifests.read('steady', 0)).walCursor === writes + 1, {
       message: 'every write flushed',
@@ -208,8 +217,10 @@ describe('group commit without a window', () => {
     expect(seals).toBeGreaterThanOrEqual(3);
     expect(trips.allocate).toBe(writes);
     // A writer asks (and sends its completions along) only when a seal caught up with every
-    // seq handed out, or the writes paused; it used to ask once per seal.
-    expect(trips.sealRequest + trips.complete).toBeLessThan(seals / 2);
+    // seq handed out, or the writes paused; it used to ask once per seal. On a loaded
+    // machine the writes pause now and then, and each pause may cost a completion and a seal
+    // request.
+    expect(trips.sealRequest + trips.complete).toBeLessThan(seals / 2 + 2 * pauses);
   });
 
   it('a seq handed out that never lands keeps no seals coming', async () => {
