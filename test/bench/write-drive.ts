@@ -8,6 +8,7 @@
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { isSluiceError } from '../../shared/errors.ts';
+import { type CpuShares, CpuTally, readCpuTimes } from './machine-cpu.ts';
 
 export interface Drive {
   writes: number;
@@ -19,6 +20,8 @@ export interface Drive {
   backpressureRetries: number;
   /** Writes started over the number of batches: above 1, keys were written again. */
   rounds: number;
+  /** The whole machine's CPUs while these writers wrote (machine-cpu.ts). */
+  machineCpu: CpuShares | null;
 }
 
 export interface DriveOptions {
@@ -59,6 +62,7 @@ export class Driver {
   private firstError: string | undefined;
   private backpressureRetries = 0;
   private seconds = 0;
+  private readonly cpu = new CpuTally();
 
   constructor(private readonly options: DriveOptions) {}
 
@@ -69,6 +73,7 @@ export class Driver {
     onAck: (result: T, ackAt: number, batch: number) => void,
   ): Promise<void> {
     const { options } = this;
+    const cpuBefore = readCpuTimes();
     const start = performance.now();
     const first = this.next;
     const deadline = start + seconds * 1000;
@@ -87,6 +92,7 @@ export class Driver {
     };
     await Promise.all(Array.from({ length: options.writers }, loop));
     this.seconds += (performance.now() - start) / 1000;
+    this.cpu.add(cpuBefore, readCpuTimes());
   }
 
   result(): Drive {
@@ -100,6 +106,7 @@ export class Driver {
       ...(this.firstError === undefined ? {} : { firstError: this.firstError }),
       backpressureRetries: this.backpressureRetries,
       rounds: round(this.next / this.options.batches, 2),
+      machineCpu: this.cpu.shares(),
     };
   }
 

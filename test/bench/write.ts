@@ -48,6 +48,9 @@
  * of the default shard count, paced at half of the peak the case's `-gc` line measured just
  * before: its acked rows/s, or its `l0RowsPerSec` where the flush fell behind the acks.
  *
+ * Every line says what the machine's CPUs did while its writers wrote (`machineCpu`,
+ * machine-cpu.ts).
+ *
  * Filter: `npm run bench -- write <regex>…` or BENCH_WRITE_CASES=<regex>,<regex>; a group
  * runs when its name or one of its Sluice cases matches any. BENCH_WRITE_SECONDS (2: the
  * quick mode for development; 10 for figures to report) bounds each case in time;
@@ -515,6 +518,7 @@ function figures(driven: Drive, rows: number) {
     ...(driven.firstError === undefined ? {} : { firstError: driven.firstError }),
     backpressureRetries: driven.backpressureRetries,
     rounds: driven.rounds,
+    machineCpu: driven.machineCpu,
   };
 }
 
