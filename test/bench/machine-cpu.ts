@@ -28,19 +28,11 @@ export interface CpuShares {
 export function parseCpuTimes(procStat: string): CpuTimes | null {
   const line = procStat.split('\n').find((l) => l.startsWith('cpu '));
   if (!line) return null;
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = line
-    .trim()
-    .split(/\s+/)
-    .slice(1, 9)
-    .map(Number);
-  const fields = [user, nice, system, idle, iowait, irq, softirq, steal];
-  if (fields.some((n) => n === undefined || !Number.isFinite(n))) return null;
-  return {
-    busy: user! + nice! + system! + irq! + softirq!,
-    idle: idle!,
-    iowait: iowait!,
-    steal: steal!,
-  };
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  if (ticks.length < 8 || !ticks.every(Number.isFinite)) return null;
+  // Eight finite ticks were checked for, so the defaults are never used.
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
+  return { busy: user + nice + system + irq + softirq, idle, iowait, steal };
 }
 
 export function readCpuTimes(): CpuTimes | null {
