@@ -80,7 +80,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     scheduler: deps.scheduler,
     manifests,
     bases: new BaseManifestStore(store, hints),
-    datasets: new BaseDatasets(config),
+    datasets: new BaseDatasets(config, store),
     pendingRejectGenerations: config.scheduler.pendingRejectGenerations,
     seqAllocation,
     inflightMarks: new InflightMarks(redis, prefix),

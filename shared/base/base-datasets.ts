@@ -8,8 +8,10 @@ import { LRUCache } from 'lru-cache';
 import { toArrowSchema } from '../arrow/schema.ts';
 import type { Config } from '../config.ts';
 import { SluiceError } from '../errors.ts';
+import type { ObjectStore } from '../store/object-store.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { BASE_TABLE_NAME, datasetLocation } from './dataset-location.ts';
+import { commitsBetween, type LanceCommit } from './lance-commits.ts';
 import { type LanceTable, lanceDb, toLanceArrow } from './lance-module.ts';
 
 const READ_HANDLES = 64;
@@ -25,7 +27,16 @@ export class BaseDatasets {
   /** One session for every handle, so Lance's index and metadata caches are bounded per process. */
   private session: InstanceType<ReturnType<typeof lanceDb>['Session']> | null = null;
 
-  constructor(private readonly config: Pick<Config, 'storeUrl' | 's3' | 'limits'>) {}
+  /** `store` is the one the datasets live in, read for what each version's commit did. */
+  constructor(
+    private readonly config: Pick<Config, 'storeUrl' | 's3' | 'limits'>,
+    private readonly store: ObjectStore,
+  ) {}
+
+  /** The commits that made versions `after + 1` through `through` of the table's base, oldest first. */
+  commits(table: TableDef, after: number, through: number, signal?: AbortSignal): Promise<LanceCommit[]> {
+    return commitsBetween(this.store, table.name, after, through, signal);
+  }
 
   private connect(table: TableDef) {
     const { uri, storageOptions } = datasetLocation(this.config, table.name);

@@ -12,6 +12,7 @@ import { keyColumns } from '../arrow/schema.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { BaseDatasets } from './base-datasets.ts';
 import { keysPredicate } from './key-predicate.ts';
+import type { LanceCommit } from './lance-commits.ts';
 import { type LanceTable, toLanceArrow } from './lance-module.ts';
 
 export interface BaseChange {
@@ -25,12 +26,16 @@ export interface PreparedBase {
   handle: LanceTable;
   /** The latest version, whose content is the recorded one. */
   on: number;
+  /** The unrecorded commits that were undone to get there, oldest first. */
+  rolledBack: LanceCommit[];
 }
 
 /**
  * A version no manifest records is either a commit whose record was lost (its content is
- * redone by this merge) or a zombie's (its content must not survive): either way the
- * latest version is set back to the recorded content before anything builds on it.
+ * redone by this merge), a zombie's (its content must not survive), or one that changed
+ * no row (an index built, fragments compacted, by Sluice or beside it). The last kind is
+ * kept; if any other kind is among them, the latest version is set back to the recorded
+ * content before anything builds on it (docs/base-table.md, "Commits Sluice did not record").
  */
 export async function prepareBase(
   datasets: BaseDatasets,
@@ -41,13 +46,16 @@ export async function prepareBase(
   if (recorded === null) {
     // Nothing was ever recorded, so the recorded content is empty.
     if ((await handle.countRows()) > 0) await handle.delete('true');
-    return { handle, on: await handle.version() };
+    return { handle, on: await handle.version(), rolledBack: [] };
   }
-  if ((await handle.version()) !== recorded) {
-    await handle.checkout(recorded);
-    await handle.restore();
+  const latest = await handle.version();
+  const unrecorded = latest > recorded ? await datasets.commits(table, recorded, latest) : [];
+  if (latest === recorded || unrecorded.every((c) => c.effect === 'layout')) {
+    return { handle, on: latest, rolledBack: [] };
   }
-  return { handle, on: await handle.version() };
+  await handle.checkout(recorded);
+  await handle.restore();
+  return { handle, on: await handle.version(), rolledBack: unrecorded };
 }
 
 /**

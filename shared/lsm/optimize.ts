@@ -43,6 +43,13 @@ export async function runOptimize(
   // Null: every recorded version is younger than the grace period, so all of them are kept.
   const lanceVersion = await optimizeDataset(prepared, keepFrom ?? 1, options.slackMs);
   options.onProgress?.('write');
+  const landed = await deps.datasets.commits(table, prepared.on, lanceVersion, options.signal);
+  if (landed.some((c) => c.effect !== 'layout')) {
+    // A zombie's commit landed among the optimize's own, which then built on it: nothing of
+    // it may be recorded, and the latest version goes back to the recorded content.
+    await prepareBase(deps.datasets, table, (await deps.bases.read(table.name, options.signal)).lanceVersion);
+    return { lanceVersion: null };
+  }
   try {
     const { changed } = await deps.bases.update(
       table.name,

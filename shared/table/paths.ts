@@ -93,6 +93,11 @@ export function baseManifestKey(table: string, version: number): string {
   return `${baseManifestPrefix(table)}${pad(version)}.json`;
 }
 
+/** A file of the base's Lance dataset, by its path inside the dataset (`_versions/…`, `_transactions/…`). */
+export function baseDatasetKey(table: string, path: string): string {
+  return `${tablePrefix(table)}base.lance/${path}`;
+}
+
 export type ObjectKey =
   | { kind: 'table-config'; table: string }
   | { kind: 'table-drain'; table: string }

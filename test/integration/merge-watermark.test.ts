@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
-import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
+import { Table } from 'apache-arrow';
+import { jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import { fromLanceArrow, lanceDb, toLanceArrow } from '../../shared/base/lance-module.ts';
 import type { MergeStep } from '../../shared/lsm/merge.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { spawnLogged } from '../support/logged-process.ts';
@@ -124,6 +125,38 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
     expect(await readAll(h.sluice, 'zombie', 3)).toEqual(expected);
     expect(await latestRows(h, 'zombie')).toEqual(expected);
     expect(await lookupJson(h.sluice, 'zombie', 3)).toEqual(eventRows(3, 3, 2)[0]);
+  });
+
+  it("a zombie merge's commit landing while an optimize runs is never recorded: the optimize restores and records nothing", async () => {
+    await h.createTable(eventsTable('optimized'));
+    await flushedGeneration(h.sluice, 'optimized', eventRows(1, 10, 1));
+    await h.sluice.tableWork.merge('optimized');
+    await flushedGeneration(h.sluice, 'optimized', eventRows(1, 10, 2));
+    await h.sluice.tableWork.merge('optimized');
+    const recorded = await h.parts.bases.read('optimized');
+    const outcome = await h.sluice.tableWork.compact('optimized', {
+      async onProgress(kind) {
+        // A redelivered merge of generation 1 commits its old values on the latest version.
+        if (kind !== 'read') return;
+        const db = await lanceDb().connect(`${h.dir.path}/tables/optimized`);
+        const base = await db.openTable('base');
+        const def = await h.sluice.tables.describe('optimized');
+        const rows = jsonRowsToRecordBatch(def.schema, eventRows(1, 10, 1));
+        await base
+          .mergeInsert('id')
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .execute(toLanceArrow(new Table([rows])));
+      },
+    });
+    expect(outcome.lanceVersion).toBeNull();
+    expect(await h.parts.bases.read('optimized')).toEqual(recorded);
+    expect(await latestRows(h, 'optimized')).toEqual(eventRows(1, 10, 2));
+    expect(await lookupJson(h.sluice, 'optimized', 3)).toEqual(eventRows(3, 3, 2)[0]);
+    await flushedGeneration(h.sluice, 'optimized', eventRows(11, 12, 3));
+    await h.sluice.tableWork.merge('optimized');
+    expect((await h.sluice.tableWork.compact('optimized')).lanceVersion).not.toBeNull();
+    expect(await readAll(h.sluice, 'optimized', 4)).toEqual([...eventRows(1, 10, 2), ...eventRows(11, 12, 3)]);
   });
 
   it('kill -9 between the Lance commit and the record: the next merge applies the generations once', async () => {
