@@ -1,14 +1,33 @@
 /**
- * SQL predicates on the primary key, for Lance filters: `id = 7`, `id IN (1, 2)`, and for a
+ * SQL predicates on the primary key, for Lance filters: `id IN (1, 2)`, and for a
  * composite key `(a = 1 AND b = 'x') OR …`. Keys are int32, int64 or utf8 (see
  * shared/arrow/column-type.ts), so a literal is a decimal integer or a quoted string.
+ *
+ * Lance refuses a filter nested more than 500 deep and, deeper still, the process dies in
+ * its parser; an `OR` chain nests one level per key. So a filter never holds more than a
+ * bounded number of keys (a caller with more runs one filter per chunk), and a composite
+ * key's branches are `OR`ed as a balanced tree, whose depth grows with the logarithm of
+ * the keys (docs/base-table.md, "Filters on the key").
  */
 import type { KeyValue } from '../arrow/key-codec.ts';
 import type { KeyColumn } from '../arrow/schema.ts';
 
+/** Values in one `IN` list: Lance takes a single-column list far longer than this. */
+const KEYS_PER_IN_LIST = 10_000;
+/** Composite keys in one filter: a balanced tree of them nests about 10 levels deep. */
+const KEYS_PER_OR_TREE = 1_000;
+
+const INT64_MIN = -(2n ** 63n);
+
+/**
+ * A literal Lance parses as exactly this value. The smallest int64 cannot be written as a
+ * number: Lance reads `-9223372036854775808` as the float negation of a number too large
+ * for int64, so it is written as an expression Lance folds to the int64 itself.
+ */
 export function keyLiteral(value: KeyValue): string {
   if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
-  return String(value);
+  const integer = BigInt(value);
+  return integer === INT64_MIN ? '(-9223372036854775807 - 1)' : String(integer);
 }
 
 /** Backquoted, so a column named like an SQL keyword still parses. */
@@ -16,13 +35,31 @@ export function columnRef(name: string): string {
   return `\`${name}\``;
 }
 
-export function keysPredicate(columns: readonly KeyColumn[], keys: readonly (readonly KeyValue[])[]): string {
-  if (columns.length === 1) {
-    return `${columnRef(columns[0]!.name)} IN (${keys.map((k) => keyLiteral(k[0]!)).join(', ')})`;
+/** Filters that together match exactly `keys`, each of a bounded size and depth. */
+export function keysPredicates(
+  columns: readonly KeyColumn[],
+  keys: readonly (readonly KeyValue[])[],
+): string[] {
+  const single = columns.length === 1;
+  const size = single ? KEYS_PER_IN_LIST : KEYS_PER_OR_TREE;
+  const chunks: string[] = [];
+  for (let at = 0; at < keys.length; at += size) {
+    const chunk = keys.slice(at, at + size);
+    chunks.push(single ? inList(columns[0]!, chunk) : orTree(columns, chunk));
   }
-  return keys
-    .map((k) => `(${columns.map((c, i) => `${columnRef(c.name)} = ${keyLiteral(k[i]!)}`).join(' AND ')})`)
-    .join(' OR ');
+  return chunks;
+}
+
+function inList(column: KeyColumn, keys: readonly (readonly KeyValue[])[]): string {
+  return `${columnRef(column.name)} IN (${keys.map((k) => keyLiteral(k[0]!)).join(', ')})`;
+}
+
+function orTree(columns: readonly KeyColumn[], keys: readonly (readonly KeyValue[])[]): string {
+  if (keys.length === 1) {
+    return `(${columns.map((c, i) => `${columnRef(c.name)} = ${keyLiteral(keys[0]![i]!)}`).join(' AND ')})`;
+  }
+  const half = keys.length >> 1;
+  return `(${orTree(columns, keys.slice(0, half))} OR ${orTree(columns, keys.slice(half))})`;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { KeyValue } from '../arrow/key-codec.ts';
 import { keyColumns } from '../arrow/schema.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { BaseDatasets } from './base-datasets.ts';
-import { keysPredicate } from './key-predicate.ts';
+import { keysPredicates } from './key-predicate.ts';
 import type { LanceCommit } from './lance-commits.ts';
 import { type LanceTable, toLanceArrow } from './lance-module.ts';
 
@@ -60,7 +60,7 @@ export async function prepareBase(
 
 /**
  * Commits `change` on the prepared version: the deletes (a delete filtered on the key,
- * which Lance answers from the key index), then the upserts (a `mergeInsert` on the key).
+ * which Lance answers from the key index, one per bounded filter), then the upserts (a `mergeInsert` on the key).
  * Two commits, not `mergeInsert`'s own `whenNotMatchedBySourceDelete`: that one joins the
  * whole base to find rows missing from the source, so its cost grows with the base
  * (docs/base-table.md, "The merge watermark"). Clean when each landed right on the one
@@ -74,8 +74,8 @@ export async function commitChange(
   if (change.upserts.numRows === 0 && change.deletes.length === 0) return null;
   let on = prepared.on;
   let clean = true;
-  if (change.deletes.length > 0) {
-    const { version } = await prepared.handle.delete(keysPredicate(keyColumns(table.schema), change.deletes));
+  for (const where of keysPredicates(keyColumns(table.schema), change.deletes)) {
+    const { version } = await prepared.handle.delete(where);
     clean &&= version === on + 1;
     on = version;
   }

@@ -11,7 +11,7 @@ import { keyColumns, toArrowSchema } from '../arrow/schema.ts';
 import { selectColumns } from '../arrow/select-columns.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { BaseDatasets } from './base-datasets.ts';
-import { keysPredicate } from './key-predicate.ts';
+import { keysPredicates } from './key-predicate.ts';
 import { fromLanceArrow } from './lance-module.ts';
 
 /** The base's rows of those keys (each key once), in no particular order; `schema` names the columns read. */
@@ -23,13 +23,17 @@ export async function lookupBase(
   schema: Schema = toArrowSchema(table.schema),
 ): Promise<RecordBatch[]> {
   const handle = await datasets.at(table, version);
-  const found = await handle
-    .query()
-    .select(schema.fields.map((f) => f.name))
-    .where(keysPredicate(keyColumns(table.schema), keys))
-    .limit(keys.length)
-    .toArrow();
-  return inSchema(schema, fromLanceArrow(found));
+  const batches: RecordBatch[] = [];
+  for (const where of keysPredicates(keyColumns(table.schema), keys)) {
+    const found = await handle
+      .query()
+      .select(schema.fields.map((f) => f.name))
+      .where(where)
+      .limit(keys.length)
+      .toArrow();
+    batches.push(...inSchema(schema, fromLanceArrow(found)));
+  }
+  return batches;
 }
 
 export interface BaseScan {

@@ -28,14 +28,24 @@ describe('the commits of a base dataset', () => {
     const made: Array<[string, () => Promise<unknown>]> = [
       ['Append', () => base.add([{ id: 3n, v: 'c', e: [1, 1] }])],
       ['CreateIndex', () => base.createIndex('id', { config: lancedb.Index.btree() })],
-      ['Update', () => base.mergeInsert('id').whenMatchedUpdateAll().execute([{ id: 3n, v: 'cc', e: [2, 2] }])],
+      [
+        'Update',
+        () =>
+          base
+            .mergeInsert('id')
+            .whenMatchedUpdateAll()
+            .execute([{ id: 3n, v: 'cc', e: [2, 2] }]),
+      ],
       ['Delete', () => base.delete('id IN (1)')],
       ['optimize', () => base.optimize()],
       ['Merge', () => base.addColumns([{ name: 'x', valueSql: 'cast(null as int)' }])],
-      ['Restore', async () => {
-        await base.checkout(2);
-        await base.restore();
-      }],
+      [
+        'Restore',
+        async () => {
+          await base.checkout(2);
+          await base.restore();
+        },
+      ],
     ];
     const seen: Array<[string, string[]]> = [];
     for (const [name, make] of made) {

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Table } from 'apache-arrow';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { fromLanceArrow, lanceDb, toLanceArrow } from '../../shared/base/lance-module.ts';
 import type { MergeStep } from '../../shared/lsm/merge.ts';
@@ -156,7 +156,10 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
     await flushedGeneration(h.sluice, 'optimized', eventRows(11, 12, 3));
     await h.sluice.tableWork.merge('optimized');
     expect((await h.sluice.tableWork.compact('optimized')).lanceVersion).not.toBeNull();
-    expect(await readAll(h.sluice, 'optimized', 4)).toEqual([...eventRows(1, 10, 2), ...eventRows(11, 12, 3)]);
+    expect(await readAll(h.sluice, 'optimized', 4)).toEqual([
+      ...eventRows(1, 10, 2),
+      ...eventRows(11, 12, 3),
+    ]);
   });
 
   it('kill -9 between the Lance commit and the record: the next merge applies the generations once', async () => {
