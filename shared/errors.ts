@@ -49,6 +49,8 @@ const CODES = {
   /** The writer's seq was declared a hole and tombstoned before its entry landed. */
   WRITE_ABANDONED: { status: 503, retryable: true },
   READ_AMPLIFICATION: { status: 503, retryable: true },
+  /** Merges and GC moved the table on faster than a read could take its snapshot; read again. */
+  SNAPSHOT_MOVED: { status: 503, retryable: true },
   ABORTED: { status: 503, retryable: true },
   DATA_MISSING: { status: 500, retryable: false },
   DATA_CORRUPT: { status: 500, retryable: false },

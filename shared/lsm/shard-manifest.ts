@@ -59,6 +59,16 @@ export function committedAbove(manifest: ShardManifest, watermark: number): Comm
   return manifest.committed.filter((c) => c.generation > watermark);
 }
 
+/**
+ * Whether the manifest still lists every committed generation above `watermark`. GC prunes
+ * merged generations from the latest manifest, so one read after an older base manifest
+ * may lack generations that base version does not hold yet.
+ */
+export function listsAllAbove(manifest: ShardManifest, watermark: number): boolean {
+  const last = manifest.currentGeneration - 1;
+  return last <= watermark || committedAbove(manifest, watermark).length === last - watermark;
+}
+
 /** Generations not yet in the base: every sealed one plus the committed ones above the watermark. */
 export function pendingGenerations(manifest: ShardManifest, watermark: number): number {
   return manifest.sealed.length + committedAbove(manifest, watermark).length;

@@ -24,6 +24,7 @@ import {
 import {
   committedAbove,
   emptyShardManifest,
+  listsAllAbove,
   pendingGenerations,
   type ShardManifest,
   type ShardManifestStore,
@@ -66,12 +67,41 @@ export interface ReadSnapshot {
   pin: SnapshotPin;
 }
 
-/** The overlay of `shards` and the base manifest, fresh or as `pin` names them. */
+/** Fresh snapshots tried before a read gives up on a table that keeps moving under it. */
+const SNAPSHOT_ATTEMPTS = 3;
+
+/**
+ * The overlay of `shards` and the base manifest, fresh or as `pin` names them. A shard
+ * manifest read after the base manifest must still list every generation above the
+ * watermark that base manifest gave: else GC pruned generations merged since, which the
+ * base version read does not hold, and the read would answer older values. A fresh
+ * snapshot is then taken again; a pinned one has expired.
+ */
 export async function readSnapshot(
   deps: ReadDeps,
   table: TableDef,
   shards: number[],
   options: { signal?: AbortSignal; pin?: SnapshotPin } = {},
+): Promise<ReadSnapshot> {
+  for (let attempt = 1; ; attempt++) {
+    const snapshot = await readOnce(deps, table, shards, options);
+    const complete = snapshot.shards.every((m) => listsAllAbove(m, mergedThrough(snapshot.base, m.shard)));
+    if (complete) return snapshot;
+    if (options.pin) throw expired(table.name);
+    if (attempt >= SNAPSHOT_ATTEMPTS) {
+      throw new SluiceError('SNAPSHOT_MOVED', 'merges moved the table on while it was read; read again', {
+        table: table.name,
+        attempts: attempt,
+      });
+    }
+  }
+}
+
+async function readOnce(
+  deps: ReadDeps,
+  table: TableDef,
+  shards: number[],
+  options: { signal?: AbortSignal; pin?: SnapshotPin },
 ): Promise<ReadSnapshot> {
   const { pin, signal } = options;
   const base = pin

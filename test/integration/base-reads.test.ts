@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type JsonRow, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import { pruneMerged } from '../../shared/lsm/manifest-transitions.ts';
 import { runOptimize } from '../../shared/lsm/optimize.ts';
+import type { Sluice } from '../../shared/sluice.ts';
+import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import {
   eventRows,
@@ -142,5 +145,39 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
       }
       return rows;
     }
+  });
+
+  it('a reader that stalls between the base manifest and a shard manifest while GC prunes what it would need never answers an old value', async () => {
+    await h.createTable(eventsTable('stalled'));
+    await flushedGeneration(h.sluice, 'stalled', eventRows(1, 10, 1));
+    await h.sluice.tableWork.merge('stalled');
+    await flushedGeneration(h.sluice, 'stalled', eventRows(1, 10, 2));
+    const def = await h.sluice.tables.describe('stalled');
+    const reads = {
+      lookup: async (r: Sluice) => tableToJsonRows(def.schema, (await r.reads.lookup('stalled', 3))!),
+      count: async (r: Sluice) => (await r.reads.countRows('stalled')).rows,
+      scan: async (r: Sluice) =>
+        tableToJsonRows(def.schema, (await r.reads.scan('stalled', { limit: 100 })).rows),
+    };
+    const answers: Record<string, unknown> = {};
+    for (const [i, [name, read]] of Object.entries(reads).entries()) {
+      const gated = new GatedStore(h.store);
+      const shardManifest = gated.hold('list', /shards\/0\/_manifest\//);
+      const answer = read(h.otherProcess(gated).sluice);
+      await shardManifest.reached;
+      // Meanwhile the pending generations merge and GC prunes them from the shard manifest.
+      await flushedGeneration(h.sluice, 'stalled', eventRows(100 + i, 100 + i, 3));
+      await h.sluice.tableWork.merge('stalled');
+      const watermark = (await h.parts.bases.read('stalled')).mergedThrough['0']!;
+      await h.parts.manifests.update('stalled', 0, (m) => pruneMerged(m, watermark));
+      shardManifest.release();
+      answers[name] = await answer;
+    }
+    expect(answers.lookup).toEqual(eventRows(3, 3, 2));
+    expect(answers.count).toBe(12);
+    expect(inKeyOrder(def.schema, answers.scan as JsonRow[])).toEqual([
+      ...eventRows(1, 10, 2),
+      ...eventRows(100, 102, 3),
+    ]);
   });
 });

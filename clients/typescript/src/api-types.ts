@@ -454,6 +454,7 @@ export type components = {
       | 'SHARD_POISONED'
       | 'WRITE_ABANDONED'
       | 'READ_AMPLIFICATION'
+      | 'SNAPSHOT_MOVED'
       | 'ABORTED'
       | 'DATA_MISSING'
       | 'DATA_CORRUPT'

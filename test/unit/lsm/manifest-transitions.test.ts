@@ -10,6 +10,7 @@ import {
 import {
   committedAbove,
   emptyShardManifest,
+  listsAllAbove,
   pendingGenerations,
   type ShardManifest,
 } from '../../../shared/lsm/shard-manifest.ts';
@@ -80,6 +81,14 @@ describe('shard manifest transitions', () => {
     expect(applied(m, pruneMerged(m, 1)).committed.map((g) => g.generation)).toEqual([2]);
     expect(pruneMerged(m, 0)).toBeNull();
     expect(pruneMerged(applied(m, poisonShard(m, poison(3))), 2)).toBeNull();
+  });
+
+  it('a manifest pruned past a watermark no longer lists every generation above it', () => {
+    const m = twoCommitted();
+    expect([0, 1, 2, 3].map((w) => listsAllAbove(m, w))).toEqual([true, true, true, true]);
+    const pruned = applied(m, pruneMerged(m, 1));
+    expect([0, 1, 2].map((w) => listsAllAbove(pruned, w))).toEqual([false, true, true]);
+    expect(listsAllAbove(emptyShardManifest('t', 0), 0)).toBe(true);
   });
 
   it('I7: the first poison wins and blocks seals and commits; I8: a reopen clears it', () => {
