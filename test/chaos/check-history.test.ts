@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkHistory, violations } from './check-history.ts';
-import type { FinalRow, ShardView, WriteRecord } from './history.ts';
+import { checkHistory, checkReads, violations } from './check-history.ts';
+import type { FinalRow, ReadRecord, ShardView, WriteRecord } from './history.ts';
 
 let ids = 0;
 
@@ -35,6 +35,7 @@ const remove = (key: string, span: [number, number], outcome?: WriteRecord['outc
 /** A shard that has flushed and merged everything: generations 1..n committed and merged. */
 function settled(shard: number, generations: number): ShardView {
   return {
+    table: 't',
     shard,
     frontier: 10,
     walCursor: 10,
@@ -130,5 +131,75 @@ describe('chaos history checker', () => {
     });
     expect(verdict).toMatchObject({ unflushed: 1, unmerged: 1, poisoned: 1, gaps: 1, deadLetters: 2 });
     expect(violations(verdict)).toBe(6);
+  });
+
+  describe('reads during the run', () => {
+    const read = (span: [number, number], seen: FinalRow[], extra: Partial<ReadRecord> = {}): ReadRecord => ({
+      kind: 'lookup',
+      table: 't',
+      startedAt: span[0],
+      endedAt: span[1],
+      seen,
+      duplicates: [],
+      ...extra,
+    });
+    const absent = (k: string): FinalRow => ({ k, v: null });
+
+    it('passes a read that sees every write acked before it began, or one that overlapped it', () => {
+      const writes = [upsert('a', 'a1', [0, 1]), upsert('a', 'a2', [5, 8]), remove('b', [0, 1])];
+      const reads = [
+        read([2, 3], [{ k: 'a', v: 'a1' }, absent('b')]),
+        read([6, 7], [{ k: 'a', v: 'a1' }]),
+        read([6, 7], [{ k: 'a', v: 'a2' }]),
+        read([9, 10], [{ k: 'a', v: 'a2' }]),
+      ];
+      expect(checkReads(writes, reads)).toEqual({ checked: 5, violations: 0, problems: [] });
+    });
+
+    it('finds a read that missed a write acked before it began, or saw an older value or a deleted one', () => {
+      const writes = [
+        upsert('a', 'a1', [0, 1]),
+        upsert('a', 'a2', [2, 3]),
+        upsert('b', 'b1', [0, 1]),
+        remove('b', [2, 3]),
+      ];
+      const verdict = checkReads(writes, [
+        read([4, 5], [absent('a')]),
+        read([4, 5], [{ k: 'a', v: 'a1' }]),
+        read([4, 5], [{ k: 'b', v: 'b1' }]),
+      ]);
+      expect(verdict.violations).toBe(3);
+      expect(verdict.problems).toEqual([
+        expect.stringContaining('lost: key a absent'),
+        expect.stringContaining('stale: key a holds "a1"'),
+        expect.stringContaining('stale: key b holds "b1"'),
+      ]);
+    });
+
+    it('finds a value whose write began only after the read ended, and a key returned twice', () => {
+      const verdict = checkReads(
+        [upsert('a', 'a1', [10, 11])],
+        [read([0, 5], [{ k: 'a', v: 'a1' }], { kind: 'scan', duplicates: ['a'] })],
+      );
+      expect(verdict.problems).toEqual([
+        expect.stringContaining('key a returned twice'),
+        expect.stringContaining('phantom: key a holds "a1"'),
+      ]);
+    });
+
+    it('bounds a count between the keys that must be live and those that may be', () => {
+      const writes = [
+        upsert('a', 'a1', [0, 1]),
+        upsert('b', 'b1', [0, 1]),
+        remove('b', [2, 20], 'indeterminate'),
+      ];
+      const count = (rows: number) =>
+        read([5, 6], [], { kind: 'count', count: { rows, keys: ['a', 'b', 'c'] } });
+      expect(checkReads(writes, [count(1), count(2)]).violations).toBe(0);
+      expect(checkReads(writes, [count(0), count(3)]).problems).toEqual([
+        expect.stringContaining('count 0, but between 1 and 2'),
+        expect.stringContaining('count 3, but between 1 and 2'),
+      ]);
+    });
   });
 });

@@ -1,14 +1,15 @@
 /**
  * The chaos run's verdict, from its history alone (pure: no I/O, no clock).
  *
- * The final scan is one read after every write ended, so each key is a register checked
- * for linearizability at that read: the value read must be the effect of a write that
- * may have taken effect, and no acked write may have begun after that write ended (it
- * would then be newer). An acked write ends at its ack; an indeterminate one may take
- * effect at any time after it began, so it never ends; a rejected one never took effect.
- * Before any write a key is absent.
+ * Each key is a register, and each read of it is checked for linearizability over the
+ * read's span `[from, to]`: the value read must be the effect of a write that may have
+ * taken effect (it began before the read ended), and no write acked before the read began
+ * may have begun after that write ended (it would then be newer). An acked write ends at
+ * its ack; an indeterminate one may take effect at any time after it began, so it never
+ * ends; a rejected one never took effect. Before any write a key is absent. The final
+ * scan is one such read, after every write ended; reads during the run are others.
  */
-import type { FinalRow, FinalState, ShardView, WriteRecord } from './history.ts';
+import type { FinalRow, FinalState, ReadRecord, ShardView, WriteRecord } from './history.ts';
 
 export interface Verdict {
   /** Keys absent although an acked upsert is their newest possible write. */
@@ -55,11 +56,24 @@ export function checkHistory(writes: readonly WriteRecord[], final: FinalState):
   return verdict;
 }
 
-function checkKeys(writes: readonly WriteRecord[], rows: readonly FinalRow[], verdict: Verdict): void {
+/** The span of a read; the final scan's spans every write. */
+interface Span {
+  from: number;
+  to: number;
+}
+
+const AFTER_EVERYTHING: Span = { from: Number.POSITIVE_INFINITY, to: Number.POSITIVE_INFINITY };
+
+function writesByKey(writes: readonly WriteRecord[]): Map<string, WriteRecord[]> {
   const byKey = new Map<string, WriteRecord[]>();
   for (const write of writes) {
     for (const key of write.keys) byKey.set(key, [...(byKey.get(key) ?? []), write]);
   }
+  return byKey;
+}
+
+function checkKeys(writes: readonly WriteRecord[], rows: readonly FinalRow[], verdict: Verdict): void {
+  const byKey = writesByKey(writes);
   const read = new Map<string, FinalRow>();
   for (const row of rows) {
     if (read.has(row.k)) {
@@ -69,7 +83,7 @@ function checkKeys(writes: readonly WriteRecord[], rows: readonly FinalRow[], ve
     read.set(row.k, row);
   }
   for (const key of new Set([...byKey.keys(), ...read.keys()])) {
-    const problem = checkKey(key, byKey.get(key) ?? [], read.get(key));
+    const problem = checkKey(key, byKey.get(key) ?? [], read.get(key), AFTER_EVERYTHING);
     if (problem) {
       verdict[problem.kind] += 1;
       verdict.problems.push(`${problem.kind}: ${problem.detail}`);
@@ -79,18 +93,31 @@ function checkKeys(writes: readonly WriteRecord[], rows: readonly FinalRow[], ve
 
 type KeyProblem = { kind: 'lost' | 'stale' | 'phantom'; detail: string };
 
-function checkKey(key: string, writes: readonly WriteRecord[], row: FinalRow | undefined): KeyProblem | null {
-  const landed = writes.filter((w) => w.outcome !== 'rejected');
-  const newestAckedStart = Math.max(
-    Number.NEGATIVE_INFINITY,
-    ...writes.filter((w) => w.outcome === 'acked').map((w) => w.startedAt),
-  );
-  // A write is still possible at the final read when no acked write began after it ended.
+/** What a read over `span` may see of a key: which writes' values, and whether absence. */
+function possibilities(writes: readonly WriteRecord[], span: Span) {
+  const landed = writes.filter((w) => w.outcome !== 'rejected' && w.startedAt < span.to);
+  const ackedBefore = writes.filter((w) => w.outcome === 'acked' && w.ackedAt! < span.from);
+  const newestAckedStart = Math.max(Number.NEGATIVE_INFINITY, ...ackedBefore.map((w) => w.startedAt));
+  // A write is still possible at the read when no write acked before the read began it after it ended.
   const possible = (w: WriteRecord) => (w.ackedAt ?? Number.POSITIVE_INFINITY) >= newestAckedStart;
-  const newestAcked = writes.find((w) => w.outcome === 'acked' && w.startedAt === newestAckedStart);
+  return {
+    landed,
+    possible,
+    newestAcked: ackedBefore.find((w) => w.startedAt === newestAckedStart),
+    absentPossible:
+      newestAckedStart === Number.NEGATIVE_INFINITY || landed.some((w) => w.kind === 'delete' && possible(w)),
+    presentPossible: landed.some((w) => w.kind === 'upsert' && possible(w)),
+  };
+}
+
+function checkKey(
+  key: string,
+  writes: readonly WriteRecord[],
+  row: FinalRow | undefined,
+  span: Span,
+): KeyProblem | null {
+  const { landed, possible, newestAcked, absentPossible } = possibilities(writes, span);
   if (row === undefined) {
-    const absentPossible =
-      newestAckedStart === Number.NEGATIVE_INFINITY || landed.some((w) => w.kind === 'delete' && possible(w));
     return absentPossible
       ? null
       : { kind: 'lost', detail: `key ${key} absent; acked ${describe(newestAcked)}` };
@@ -104,6 +131,46 @@ function checkKey(key: string, writes: readonly WriteRecord[], row: FinalRow | u
     kind: 'stale',
     detail: `key ${key} holds ${JSON.stringify(row.v)} of ${describe(writers[0])}; newer acked ${describe(newestAcked)}`,
   };
+}
+
+export interface ReadVerdict {
+  /** Key observations and counts checked. */
+  checked: number;
+  violations: number;
+  problems: string[];
+}
+
+/**
+ * Every read made during the run, each over its own span: every key it covered (absent or
+ * with a value), no key twice, and a count between the keys that must be live and the
+ * keys that may be.
+ */
+export function checkReads(writes: readonly WriteRecord[], reads: readonly ReadRecord[]): ReadVerdict {
+  const byKey = writesByKey(writes);
+  const verdict: ReadVerdict = { checked: 0, violations: 0, problems: [] };
+  const fail = (read: ReadRecord, detail: string) => {
+    verdict.violations += 1;
+    verdict.problems.push(`read ${read.kind} of ${read.table} at ${read.startedAt.toFixed(0)} ms: ${detail}`);
+  };
+  for (const read of reads) {
+    const span = { from: read.startedAt, to: read.endedAt };
+    for (const key of read.duplicates) fail(read, `key ${key} returned twice`);
+    for (const row of read.seen) {
+      verdict.checked += 1;
+      const problem = checkKey(row.k, byKey.get(row.k) ?? [], row.v === null ? undefined : row, span);
+      if (problem) fail(read, `${problem.kind}: ${problem.detail}`);
+    }
+    if (read.count) {
+      verdict.checked += 1;
+      const each = read.count.keys.map((key) => possibilities(byKey.get(key) ?? [], span));
+      const least = each.filter((p) => !p.absentPossible).length;
+      const most = each.filter((p) => p.presentPossible).length;
+      if (read.count.rows < least || read.count.rows > most) {
+        fail(read, `count ${read.count.rows}, but between ${least} and ${most} keys were live`);
+      }
+    }
+  }
+  return verdict;
 }
 
 function describe(write: WriteRecord | undefined): string {
@@ -128,23 +195,23 @@ function checkShard(shard: ShardView, verdict: Verdict): void {
   if (!contiguous) {
     verdict.gaps += 1;
     verdict.problems.push(
-      `gap: shard ${shard.shard} merged through ${shard.mergedThrough}, committed [${committed}], sealed [${sealed}], current ${shard.currentGeneration}`,
+      `gap: shard ${shard.table}/${shard.shard} merged through ${shard.mergedThrough}, committed [${committed}], sealed [${sealed}], current ${shard.currentGeneration}`,
     );
   }
   if (sealed.length > 0 || shard.unsealedEntries > 0 || shard.walCursor !== shard.frontier) {
     verdict.unflushed += 1;
     verdict.problems.push(
-      `unflushed: shard ${shard.shard} sealed [${sealed}], ${shard.unsealedEntries} unsealed WAL entries, cursor ${shard.walCursor}, frontier ${shard.frontier}`,
+      `unflushed: shard ${shard.table}/${shard.shard} sealed [${sealed}], ${shard.unsealedEntries} unsealed WAL entries, cursor ${shard.walCursor}, frontier ${shard.frontier}`,
     );
   }
   if (shard.mergedThrough !== shard.currentGeneration - 1) {
     verdict.unmerged += 1;
     verdict.problems.push(
-      `unmerged: shard ${shard.shard} merged through ${shard.mergedThrough}, last committed ${committed.at(-1) ?? 'none held'}`,
+      `unmerged: shard ${shard.table}/${shard.shard} merged through ${shard.mergedThrough}, last committed ${committed.at(-1) ?? 'none held'}`,
     );
   }
   if (shard.poison !== null) {
     verdict.poisoned += 1;
-    verdict.problems.push(`poisoned: shard ${shard.shard} ${JSON.stringify(shard.poison)}`);
+    verdict.problems.push(`poisoned: shard ${shard.table}/${shard.shard} ${JSON.stringify(shard.poison)}`);
   }
 }

@@ -1,11 +1,12 @@
 /**
- * The chaos run's clients: each upserts and deletes a few keys of a small key space over
- * HTTP, one request at a time, until told to stop, and records every attempt and how the
- * write ended. Some writes carry an Idempotency-Key and are retried, the same request each
+ * The chaos run's clients: each upserts and deletes a few keys of one table's small key
+ * space over HTTP (a table of each key shape, picked per write), one request at a time,
+ * until told to stop, and records every attempt and how the write ended. Some writes carry an Idempotency-Key and are retried, the same request each
  * time, until one attempt gets an answer that settles it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Attempt, outcomeOf, type WriteRecord } from './history.ts';
+import type { KeyShape } from './key-shapes.ts';
 
 /** Longer than the API's request timeout: the server answers first unless it is gone. */
 const CLIENT_TIMEOUT_MS = 15_000;
@@ -15,8 +16,7 @@ export interface ClientOptions {
   client: number;
   apiUrl: string;
   token: string;
-  table: string;
-  keySpace: number;
+  shapes: readonly KeyShape[];
   random: () => number;
   stopped: () => boolean;
   record: (write: WriteRecord) => void;
@@ -26,16 +26,23 @@ export async function runClient(options: ClientOptions): Promise<void> {
   const { random } = options;
   for (let n = 0; !options.stopped(); n += 1) {
     const id = `c${options.client}.${n}`;
+    const shape = options.shapes[Math.floor(random() * options.shapes.length)]!;
     const keys = [
-      ...new Set(Array.from({ length: 1 + Math.floor(random() * 4) }, () => keyOf(options, random))),
+      ...new Set(Array.from({ length: 1 + Math.floor(random() * 4) }, () => keyOf(shape, random))),
     ];
     const kind = random() < 0.75 ? 'upsert' : 'delete';
     const idempotencyKey = random() < 0.4 ? `chaos-${id}` : null;
     const value = kind === 'upsert' ? id : null;
-    const body = kind === 'upsert' ? { rows: keys.map((k) => ({ k, v: value })) } : { keys };
+    const body = kind === 'upsert' ? { rows: keys.map((k) => shape.rowOf(k, id)) } : { keys };
     const attempts: Attempt[] = [];
     for (let tries = idempotencyKey ? IDEMPOTENT_ATTEMPTS : 1; tries > 0; tries -= 1) {
-      const attempt = await send(options, kind === 'upsert' ? 'POST' : 'DELETE', body, idempotencyKey);
+      const attempt = await send(
+        options,
+        shape.table,
+        kind === 'upsert' ? 'POST' : 'DELETE',
+        body,
+        idempotencyKey,
+      );
       attempts.push(attempt);
       if (outcomeOf([attempt]) !== 'indeterminate') break;
       await sleep(100 + random() * 400);
@@ -44,7 +51,7 @@ export async function runClient(options: ClientOptions): Promise<void> {
     options.record({
       id,
       kind,
-      keys,
+      keys: keys.map((k) => shape.idOf(k)),
       value,
       idempotencyKey,
       attempts,
@@ -57,12 +64,13 @@ export async function runClient(options: ClientOptions): Promise<void> {
   }
 }
 
-function keyOf(options: ClientOptions, random: () => number): string {
-  return `k${String(Math.floor(random() * options.keySpace)).padStart(4, '0')}`;
+function keyOf(shape: KeyShape, random: () => number) {
+  return shape.keys[Math.floor(random() * shape.keys.length)]!;
 }
 
 async function send(
   options: ClientOptions,
+  table: string,
   method: 'POST' | 'DELETE',
   body: unknown,
   idempotencyKey: string | null,
@@ -74,7 +82,7 @@ async function send(
   };
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
   try {
-    const response = await fetch(`${options.apiUrl}/v1/tables/${options.table}/rows`, {
+    const response = await fetch(`${options.apiUrl}/v1/tables/${table}/rows`, {
       method,
       headers,
       body: JSON.stringify(body),
@@ -90,7 +98,7 @@ async function send(
 }
 
 /** The system error code under fetch's "fetch failed" (ECONNREFUSED, ECONNRESET, …), or the error's name. */
-function errorCode(err: unknown): string {
+export function errorCode(err: unknown): string {
   const cause = (err as { cause?: { code?: unknown } }).cause;
   if (typeof cause?.code === 'string') return cause.code;
   return err instanceof Error ? err.name : String(err);

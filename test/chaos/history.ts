@@ -20,7 +20,7 @@ export interface Attempt {
   error?: string;
 }
 
-/** One logical write: an upsert of `value` to every key, or a delete of every key. */
+/** One logical write: an upsert of `value` to every key (history ids), or a delete of every key. */
 export interface WriteRecord {
   id: string;
   kind: 'upsert' | 'delete';
@@ -36,14 +36,30 @@ export interface WriteRecord {
   ackedAt: number | null;
 }
 
-/** A row as the final scan read it. */
+/** A row as a read saw it: `k` is the key's history id (key-shapes.ts), `v` its value. */
 export interface FinalRow {
   k: string;
   v: string | null;
 }
 
+/**
+ * One read during the run, over `[startedAt, endedAt]`: what it saw of each key it covers
+ * (a lookup its keys, a scan every key of its table or range), null where the key was
+ * absent; keys it returned twice; and, for a count, the count and the keys counted over.
+ */
+export interface ReadRecord {
+  kind: 'lookup' | 'lookupMany' | 'scan' | 'range' | 'count';
+  table: string;
+  startedAt: number;
+  endedAt: number;
+  seen: FinalRow[];
+  duplicates: string[];
+  count?: { rows: number; keys: string[] };
+}
+
 /** The slice of shard stats the checks read (`GET /v1/tables/{t}/shards/{s}`). */
 export interface ShardView {
+  table: string;
   shard: number;
   frontier: number;
   walCursor: number;

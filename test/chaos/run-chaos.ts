@@ -1,16 +1,21 @@
 /**
- * One seeded chaos run, top to bottom: start Sluice as deployed, let clients write while
- * the schedule's faults strike, stop the faults, wait a bounded time for the pipeline to
- * settle, read everything back and judge the history.
+ * One seeded chaos run, top to bottom: start Sluice as deployed, let clients write and
+ * readers read (a table of each key shape) while the schedule's faults strike, stop the
+ * faults, wait a bounded time for the pipeline to settle, read everything back through
+ * every read path and from the base with LanceDB, and judge the history.
  */
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testTokens } from '../support/http-client.ts';
 import { seededRandom } from '../support/random.ts';
 import { createTempDir } from '../support/temp-dir.ts';
-import { checkHistory, type Verdict, violations } from './check-history.ts';
+import { checkBase } from './base-check.ts';
+import { checkHistory, checkReads, type ReadVerdict, type Verdict, violations } from './check-history.ts';
 import { runClient } from './clients.ts';
 import { ChaosCluster } from './cluster.ts';
-import type { FinalRow, FinalState, ShardView, WriteRecord } from './history.ts';
+import type { FinalRow, FinalState, ReadRecord, ShardView, WriteRecord } from './history.ts';
+import { finalRow, type KeyInput, type KeyShape, keyShapes } from './key-shapes.ts';
+import { runReader } from './readers.ts';
 import {
   type ChaosSchedule,
   chaosSchedule,
@@ -20,9 +25,13 @@ import {
   type ProcessFault,
 } from './schedule.ts';
 
-const TABLE = 'chaos';
 const SHARDS = 4;
-const KEY_SPACE = 160;
+/** Keys per table; each of the three key shapes has a table of its own. */
+const KEY_SPACE = 64;
+const SHAPES = keyShapes(KEY_SPACE);
+const READERS = 2;
+/** Keys per `rows/lookup` of the final check. */
+const LOOKUP_CHUNK = 100;
 const LOCK_DURATION_MS = 2_000;
 const STALLED_INTERVAL_MS = 1_000;
 /**
@@ -74,6 +83,17 @@ export interface ChaosSummary extends Omit<Verdict, 'problems'> {
   faults: Record<FaultKind, number>;
   /** Processes that ended without being killed: not a violation of the checks, but worth reading. */
   crashed: number;
+  /** Key observations and counts of reads checked against the history: during the run and at the end. */
+  readsChecked: number;
+  readViolations: number;
+  /** Reads during the run that got no usable answer (a 503 while a process was down, say), by answer. */
+  readFailures: Record<string, number>;
+  /** Rows compared directly in the base with LanceDB at the recorded version, and what differed. */
+  baseRowsChecked: number;
+  baseViolations: number;
+  keyShapes: string[];
+  /** Faults injected on the base's own objects, which Lance reads and writes itself. */
+  lanceFaults: number;
   violations: number;
 }
 
@@ -98,18 +118,37 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   });
   const run: Run = { options, schedule, cluster, api: apiClient(cluster.apiUrl, tokens.all), startedAt };
   const writes: WriteRecord[] = [];
+  const reads: ReadRecord[] = [];
+  const readFailures: Record<string, number> = {};
   let verdict: Verdict;
+  let readVerdict: ReadVerdict;
+  const base = { rows: 0, problems: [] as string[] };
   let clean = false;
   try {
-    await run.api.createTable();
+    for (const shape of SHAPES) await run.api.createTable(shape);
     progress(`cluster up after ${Date.now() - startedAt} ms at ${cluster.apiUrl}; store in ${dir.path}`);
-    writes.push(...(await attack(run, tokens.all)));
-    progress(`faults over; ${writes.length} writes; waiting up to ${options.settleSeconds} s to settle`);
+    const during = await attack(run, tokens.all);
+    writes.push(...during.writes);
+    reads.push(...during.reads);
+    Object.assign(readFailures, during.readFailures);
+    progress(
+      `faults over; ${writes.length} writes, ${reads.length} reads; waiting up to ${options.settleSeconds} s to settle`,
+    );
     await settle(run);
     progress(`answers: ${JSON.stringify(answerCounts(writes))}`);
+    progress(`read failures: ${JSON.stringify(readFailures)}`);
     progress(`sampler Job Schedulers in Redis: ${await cluster.samplerSchedulers()}`);
-    verdict = checkHistory(writes, await finalState(run));
-    clean = violations(verdict) === 0;
+    const final = await finalState(run);
+    verdict = checkHistory(writes, final);
+    reads.push(...(await finalReads(run)));
+    readVerdict = checkReads(writes, reads);
+    for (const shape of SHAPES) {
+      const rows = final.rows.filter((r) => r.k.startsWith(`${shape.table}:`));
+      const checked = await checkBase(join(dir.path, 'store'), shape, rows);
+      base.rows += checked.rows;
+      base.problems.push(...checked.problems);
+    }
+    clean = violations(verdict) + readVerdict.violations + base.problems.length === 0;
   } finally {
     await cluster.close();
     for (const crash of cluster.crashes) progress(`crash: ${crash}`);
@@ -127,9 +166,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       faults: faultCounts(schedule),
       ...counts,
       crashed: cluster.crashes.length,
-      violations: violations(verdict),
+      readsChecked: readVerdict.checked,
+      readViolations: readVerdict.violations,
+      readFailures,
+      baseRowsChecked: base.rows,
+      baseViolations: base.problems.length,
+      keyShapes: SHAPES.map((s) => s.name),
+      lanceFaults: 0,
+      violations: violations(verdict) + readVerdict.violations + base.problems.length,
     },
-    problems,
+    problems: [...problems, ...readVerdict.problems, ...base.problems],
   };
 }
 
@@ -141,21 +187,38 @@ interface Run {
   startedAt: number;
 }
 
-/** Clients write while the process faults strike on time (the store faults strike in the processes). */
-async function attack(run: Run, token: string): Promise<WriteRecord[]> {
+/** Clients write and readers read while the process faults strike on time (the store faults strike in the processes). */
+async function attack(
+  run: Run,
+  token: string,
+): Promise<{ writes: WriteRecord[]; reads: ReadRecord[]; readFailures: Record<string, number> }> {
   const { options, schedule, cluster, startedAt } = run;
   const writes: WriteRecord[] = [];
+  const reads: ReadRecord[] = [];
+  const readFailures: Record<string, number> = {};
   let stopped = false;
   const clients = Array.from({ length: options.clients }, (_, client) =>
     runClient({
       client,
       apiUrl: cluster.apiUrl,
       token,
-      table: TABLE,
-      keySpace: KEY_SPACE,
+      shapes: SHAPES,
       random: seededRandom(options.seed * 1_000 + client + 1),
       stopped: () => stopped,
       record: (write) => writes.push(write),
+    }),
+  );
+  const readers = Array.from({ length: READERS }, (_, reader) =>
+    runReader({
+      apiUrl: cluster.apiUrl,
+      token,
+      shapes: SHAPES,
+      random: seededRandom(options.seed * 1_000 + 500 + reader),
+      stopped: () => stopped,
+      record: (read) => reads.push(read),
+      failed: (answer) => {
+        readFailures[answer] = (readFailures[answer] ?? 0) + 1;
+      },
     }),
   );
   const pauses: Array<Promise<void>> = [];
@@ -177,9 +240,9 @@ async function attack(run: Run, token: string): Promise<WriteRecord[]> {
   }
   await sleep(startedAt + STARTUP_LEAD_MS + options.seconds * 1000 - Date.now());
   stopped = true;
-  await Promise.all([...clients, ...pauses]);
+  await Promise.all([...clients, ...readers, ...pauses]);
   await cluster.heal(PROCESSES);
-  return writes;
+  return { writes, reads, readFailures };
 }
 
 /** Waits, with no new writes, until nothing is left to seal, flush or merge, or the settle time is up. */
@@ -210,13 +273,52 @@ function backlog(shards: readonly ShardView[]): string {
  */
 async function finalState(run: Run): Promise<FinalState> {
   const shards = await run.api.shards();
-  const poisoned = shards.filter((s) => s.poison !== null).map((s) => s.shard);
+  const poisoned = shards.filter((s) => s.poison !== null);
   if (poisoned.length > 0) {
-    run.options.progress(`reopening poisoned shards ${poisoned.join(', ')} to read their rows`);
-    for (const shard of poisoned) await run.api.reopen(shard);
+    run.options.progress(
+      `reopening poisoned shards ${poisoned.map((s) => `${s.table}/${s.shard}`).join(', ')} to read their rows`,
+    );
+    for (const view of poisoned) await run.api.reopen(view);
     await settle(run);
   }
   return { shards, rows: await run.api.rows(), deadLetters: await run.api.deadLetters() };
+}
+
+/** After the run settled: every key of every table through a lookup of many, and each table's count. */
+async function finalReads(run: Run): Promise<ReadRecord[]> {
+  const reads: ReadRecord[] = [];
+  for (const shape of SHAPES) {
+    for (let at = 0; at < shape.keys.length; at += LOOKUP_CHUNK) {
+      const keys = shape.keys.slice(at, at + LOOKUP_CHUNK);
+      const startedAt = performance.now();
+      const found = await run.api.lookup(shape, keys);
+      const seen = [
+        ...found.rows.map((row) => finalRow(shape, row)),
+        ...found.missing.map((k) => ({ k: shape.idOf(k), v: null })),
+      ];
+      reads.push({
+        kind: 'lookupMany',
+        table: shape.table,
+        startedAt,
+        endedAt: performance.now(),
+        seen,
+        duplicates: [],
+      });
+    }
+    const startedAt = performance.now();
+    const rows = await run.api.count(shape);
+    const keys = shape.keys.map((k) => shape.idOf(k));
+    reads.push({
+      kind: 'count',
+      table: shape.table,
+      startedAt,
+      endedAt: performance.now(),
+      seen: [],
+      duplicates: [],
+      count: { rows, keys },
+    });
+  }
+  return reads;
 }
 
 /** How many attempts got each answer: an HTTP status with its error code, or the client-side error. */
@@ -274,42 +376,56 @@ function apiClient(apiUrl: string, token: string) {
     throw new Error(`${method} ${path} never succeeded: ${last}`);
   };
   return {
-    async createTable(): Promise<void> {
+    async createTable(shape: KeyShape): Promise<void> {
       await call('POST', '/v1/tables', {
-        name: TABLE,
-        schema: {
-          fields: [
-            { name: 'k', type: 'utf8' },
-            { name: 'v', type: 'utf8', nullable: true },
-          ],
-        },
-        primaryKey: ['k'],
+        name: shape.table,
+        schema: { fields: shape.schema.fields },
+        primaryKey: shape.schema.primaryKey,
         shards: SHARDS,
-        settings: { mergeAfterGenerations: 4, mergeAfterSeconds: 1, maxGenerationsPerMerge: 64 },
+        // Optimizes often, so workers are killed and stopped in the middle of them too.
+        settings: {
+          mergeAfterGenerations: 4,
+          mergeAfterSeconds: 1,
+          maxGenerationsPerMerge: 64,
+          optimizeAfterMerges: 2,
+        },
       });
     },
     async shards(): Promise<ShardView[]> {
       const shards: ShardView[] = [];
-      for (let shard = 0; shard < SHARDS; shard += 1) {
-        shards.push((await call('GET', `/v1/tables/${TABLE}/shards/${shard}`)) as ShardView);
+      for (const shape of SHAPES) {
+        for (let shard = 0; shard < SHARDS; shard += 1) {
+          shards.push((await call('GET', `/v1/tables/${shape.table}/shards/${shard}`)) as ShardView);
+        }
       }
       return shards;
     },
-    async reopen(shard: number): Promise<void> {
-      await call('POST', `/v1/tables/${TABLE}/shards/${shard}/reopen`);
+    async reopen(view: ShardView): Promise<void> {
+      await call('POST', `/v1/tables/${view.table}/shards/${view.shard}/reopen`);
     },
     async rows(): Promise<FinalRow[]> {
       const rows: FinalRow[] = [];
-      let after: string | null = null;
-      do {
-        const page = (await call(
-          'GET',
-          `/v1/tables/${TABLE}/rows?limit=256${after ? `&after=${encodeURIComponent(after)}` : ''}`,
-        )) as { rows: FinalRow[]; next: string | null };
-        rows.push(...page.rows);
-        after = page.next;
-      } while (after !== null);
+      for (const shape of SHAPES) {
+        let after: string | null = null;
+        do {
+          const page = (await call(
+            'GET',
+            `/v1/tables/${shape.table}/rows?limit=256${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+          )) as { rows: Record<string, unknown>[]; next: string | null };
+          rows.push(...page.rows.map((row) => finalRow(shape, row)));
+          after = page.next;
+        } while (after !== null);
+      }
       return rows;
+    },
+    async lookup(shape: KeyShape, keys: readonly unknown[]) {
+      return (await call('POST', `/v1/tables/${shape.table}/rows/lookup`, { keys })) as {
+        rows: Record<string, unknown>[];
+        missing: KeyInput[];
+      };
+    },
+    async count(shape: KeyShape): Promise<number> {
+      return ((await call('GET', `/v1/tables/${shape.table}/rows/count`)) as { rows: number }).rows;
     },
     async deadLetters(): Promise<number> {
       let count = 0;
