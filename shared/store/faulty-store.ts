@@ -249,7 +249,8 @@ function latencyOf(spec: FaultRule): number {
   return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
-function globToRegExp(glob: string): RegExp {
+/** A key glob as fault rules write it: `*` within a segment, `**` across segments, `?` one character. */
+export function globToRegExp(glob: string): RegExp {
   let source = '';
   for (let i = 0; i < glob.length; i += 1) {
     const char = glob[i] ?? '';
