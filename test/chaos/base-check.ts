@@ -4,11 +4,12 @@
  * between — and its rows are held against what the API answered once everything merged:
  * the same keys with the same values, each once.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { parseTableSchema } from '../../shared/arrow/schema.ts';
+import { BASE_TABLE_NAME, datasetLocation } from '../../shared/base/dataset-location.ts';
 import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
+import type { Config } from '../../shared/config.ts';
+import { openStore } from '../../shared/store/open-store.ts';
 import { baseManifestPrefix } from '../../shared/table/paths.ts';
 import type { FinalRow } from './history.ts';
 import type { KeyShape } from './key-shapes.ts';
@@ -21,16 +22,17 @@ export interface BaseCheck {
 
 /** `final`: every live row of the shape's table as the API read it after the run settled. */
 export async function checkBase(
-  storeDir: string,
+  config: Config,
   shape: KeyShape,
   final: readonly FinalRow[],
 ): Promise<BaseCheck> {
-  const version = await recordedVersion(storeDir, shape.table);
+  const version = await recordedVersion(config, shape.table);
   if (version === null) {
     return { rows: 0, problems: final.length > 0 ? [`base of ${shape.table}: nothing recorded`] : [] };
   }
-  const db = await lanceDb().connect(join(storeDir, 'tables', shape.table));
-  const base = await db.openTable('base');
+  const { uri, storageOptions } = datasetLocation(config, shape.table);
+  const db = await lanceDb().connect(uri, { storageOptions });
+  const base = await db.openTable(BASE_TABLE_NAME);
   await base.checkout(version);
   const schema = parseTableSchema({ fields: shape.schema.fields }, shape.schema.primaryKey);
   const rows = tableToJsonRows(schema, fromLanceArrow(await base.query().toArrow())).map((row) => ({
@@ -58,11 +60,16 @@ export async function checkBase(
   return { rows: rows.length, problems };
 }
 
-async function recordedVersion(storeDir: string, table: string): Promise<number | null> {
-  const dir = join(storeDir, baseManifestPrefix(table));
-  const names = (await readdir(dir).catch(() => [])).filter((n) => n.endsWith('.json')).sort();
-  const newest = names.at(-1);
-  if (!newest) return null;
-  return (JSON.parse(await readFile(join(dir, newest), 'utf8')) as { lanceVersion: number | null })
-    .lanceVersion;
+async function recordedVersion(config: Config, table: string): Promise<number | null> {
+  const store = openStore({ ...config, storeFaultPlan: undefined });
+  try {
+    let newest: string | undefined;
+    for await (const page of store.list(baseManifestPrefix(table))) newest = page.at(-1)?.key ?? newest;
+    const object = newest ? await store.get(newest) : null;
+    if (!object) return null;
+    return (JSON.parse(Buffer.from(object.body).toString('utf8')) as { lanceVersion: number | null })
+      .lanceVersion;
+  } finally {
+    await store.close();
+  }
 }

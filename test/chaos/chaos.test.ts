@@ -1,13 +1,20 @@
 /**
- * The bounded chaos run of `npm test`: a fixed list of seeds, short fault windows. Between
- * them they kill the API and both workers, stop a worker past its lock, restart Redis
- * empty and inject every kind of store fault. `npm run chaos` runs the long version.
+ * The bounded chaos run of `npm test`: a fixed list of seeds, short fault windows, one on a
+ * file store and one on the S3 test server. Between them they kill the API and both
+ * workers (the one optimizing too), stop a worker past its lock, restart Redis empty and
+ * inject every kind of store fault, on S3 into Lance's own objects too. `npm run chaos`
+ * runs the long version.
  */
 import { describe, expect, it } from 'vitest';
 import { runChaos, scheduleOf } from './run-chaos.ts';
 import { FAULT_KINDS, faultCounts, PROCESSES } from './schedule.ts';
 
-const CI_SEEDS = [48, 98];
+/** One seed on each kind of store: on the S3 test server the faults reach Lance too. */
+const CI_RUNS = [
+  { seed: 48, store: 'fs' },
+  { seed: 98, store: 's3' },
+] as const;
+const CI_SEEDS = CI_RUNS.map((run) => run.seed);
 const CI_SECONDS = 10;
 const SETTLE_SECONDS = 15;
 
@@ -31,11 +38,12 @@ describe('chaos run (seeded, bounded)', () => {
     expect(scheduleOf(48, CI_SECONDS)).not.toEqual(scheduleOf(98, CI_SECONDS));
   });
 
-  it.each(CI_SEEDS)(
-    'seed %i: every read during the run and at the end consistent with the writes, the base exact in LanceDB, all flushed and merged, nothing poisoned',
-    async (seed) => {
+  it.each(CI_RUNS)(
+    'seed $seed on $store: every read during the run and at the end consistent with the writes, the base exact in LanceDB, all flushed and merged, nothing poisoned',
+    async ({ seed, store }) => {
       const { summary, problems } = await runChaos({
         seed,
+        store,
         seconds: CI_SECONDS,
         clients: 3,
         settleSeconds: SETTLE_SECONDS,
@@ -47,6 +55,7 @@ describe('chaos run (seeded, bounded)', () => {
       expect(summary.readsChecked).toBeGreaterThan(0);
       expect(summary.baseRowsChecked).toBeGreaterThan(0);
       expect(summary.keyShapes).toEqual(['utf8', 'int64', 'composite']);
+      if (store === 's3') expect(summary.lanceFaults).toBeGreaterThan(0);
     },
     120_000,
   );

@@ -1,7 +1,8 @@
 /**
  * Sluice as it is deployed, on this machine: a private redis-server, one API process and
- * the worker processes, each `npm start`'s entry with its own SLUICE_ROLE, all on one file
- * store that every process opens through the same fault plan. The chaos run kills, stops
+ * the worker processes, each `npm start`'s entry with its own SLUICE_ROLE, all on one
+ * store — a file store that every process opens through the same fault plan, or the S3
+ * test server, which injects the faults itself. The chaos run kills, stops
  * and restarts them through this handle.
  */
 import { createWriteStream } from 'node:fs';
@@ -11,9 +12,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../infra/local/redis.ts';
 import { QUEUE, queueOptions } from '../../queue/queues.ts';
-import { loadConfig } from '../../shared/config.ts';
+import { type Config, loadConfig } from '../../shared/config.ts';
 import type { FaultPlan } from '../../shared/store/fault-plan.ts';
-import { type LoggedProcess, spawnLogged } from '../support/logged-process.ts';
+import { type LoggedProcess, type LogLine, spawnLogged } from '../support/logged-process.ts';
 import type { ProcessName } from './schedule.ts';
 
 const READY_TIMEOUT_MS = 60_000;
@@ -21,7 +22,8 @@ const READY_TIMEOUT_MS = 60_000;
 export interface ClusterOptions {
   dir: string;
   tokensEnv: string;
-  plan: FaultPlan;
+  /** SLUICE_STORE_URL and its settings, and for a file store the fault plan every process follows. */
+  store: { env: Record<string, string>; plan?: FaultPlan };
   processes: readonly ProcessName[];
   /** SLUICE_* settings of every process. */
   settings: Record<string, string>;
@@ -43,7 +45,7 @@ export class ChaosCluster {
 
   static async start(options: ClusterOptions): Promise<ChaosCluster> {
     const planPath = join(options.dir, 'fault-plan.json');
-    await writeFile(planPath, JSON.stringify(options.plan));
+    if (options.store.plan) await writeFile(planPath, JSON.stringify(options.store.plan));
     const redis = await startPrivateRedis();
     const port = await freePort();
     const env: NodeJS.ProcessEnv = {
@@ -51,8 +53,8 @@ export class ChaosCluster {
       ...options.settings,
       SLUICE_REDIS_URL: redis.url,
       SLUICE_REDIS_PREFIX: 'chaos',
-      SLUICE_STORE_URL: `file://${join(options.dir, 'store')}`,
-      SLUICE_STORE_FAULT_PLAN: planPath,
+      ...options.store.env,
+      ...(options.store.plan ? { SLUICE_STORE_FAULT_PLAN: planPath } : {}),
       SLUICE_TOKENS: options.tokensEnv,
       SLUICE_HOST: '127.0.0.1',
       // One fixed port, so clients find the API again after it was killed and restarted.
@@ -80,7 +82,9 @@ export class ChaosCluster {
    */
   async spawn(name: ProcessName): Promise<void> {
     const role = name === 'api' ? 'api' : 'worker';
-    const child = spawnLogged('infra/local/start.ts', [], { ...this.env, SLUICE_ROLE: role });
+    // Workers log at debug: a fault aimed at the optimizing worker waits for its "compact started".
+    const level = role === 'worker' ? { SLUICE_LOG_LEVEL: 'debug' } : {};
+    const child = spawnLogged('infra/local/start.ts', [], { ...this.env, SLUICE_ROLE: role, ...level });
     this.spawned += 1;
     const log = createWriteStream(join(this.logDir, `${String(this.spawned).padStart(3, '0')}-${name}.log`));
     child.child.stdout?.pipe(log, { end: false });
@@ -99,6 +103,20 @@ export class ChaosCluster {
     const child = this.running.get(name);
     this.running.delete(name);
     await child?.stop('SIGKILL');
+  }
+
+  /** The first of `names` to log a line `match` accepts from now on, within `timeoutMs`; null if none does. */
+  async nextToLog(
+    names: readonly ProcessName[],
+    match: (line: LogLine) => boolean,
+    timeoutMs: number,
+  ): Promise<ProcessName | null> {
+    const from = new Map(names.map((name) => [name, this.running.get(name)?.lines.length ?? 0]));
+    for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(25)) {
+      const found = names.find((name) => this.running.get(name)?.lines.slice(from.get(name)).some(match));
+      if (found) return found;
+    }
+    return null;
   }
 
   /** SIGSTOP now, SIGCONT after `forMs`; a process killed meanwhile is left alone. */
@@ -122,6 +140,11 @@ export class ChaosCluster {
       if (child && child.child.exitCode === null && child.child.signalCode === null) continue;
       await this.spawn(name);
     }
+  }
+
+  /** The configuration every process runs with. */
+  config(): Config {
+    return loadConfig(this.env);
   }
 
   /** Job Schedulers of the sampler queue in Redis now: 0 means no sampler tick will come. */

@@ -6,11 +6,13 @@ import { parseArgs } from 'node:util';
 import { runChaos } from './run-chaos.ts';
 
 const USAGE =
-  'usage: npm run chaos -- [--seed N] [--seconds S] [--clients C] [--settle-seconds S]\n' +
+  'usage: npm run chaos -- [--seed N] [--seconds S] [--clients C] [--settle-seconds S] [--store fs|s3]\n' +
   '  --seed            seed of the fault schedule (default: a random one, printed)\n' +
   '  --seconds         length of the fault window (default 60)\n' +
   '  --clients         concurrent HTTP clients (default 4)\n' +
-  '  --settle-seconds  how long the pipeline may take to flush and merge once faults stop (default 60)';
+  '  --settle-seconds  how long the pipeline may take to flush and merge once faults stop (default 60)\n' +
+  '  --store           fs: a file store, faults injected in each process; s3: the S3 test server,\n' +
+  '                    which injects them itself, so Lance meets them too (default fs)';
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -27,6 +29,7 @@ async function main(): Promise<number> {
       seconds: { type: 'string' },
       clients: { type: 'string' },
       'settle-seconds': { type: 'string' },
+      store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -34,7 +37,10 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 0;
   }
+  const store = values.store ?? 'fs';
+  if (store !== 'fs' && store !== 's3') throw new Error(`--store takes fs or s3, not "${store}"\n${USAGE}`);
   const { summary, problems } = await runChaos({
+    store,
     seed: positiveInteger('seed', values.seed, 1 + Math.floor(Math.random() * 2 ** 31)),
     seconds: positiveInteger('seconds', values.seconds, 60),
     clients: positiveInteger('clients', values.clients, 4),

@@ -4,12 +4,12 @@
  * faults, wait a bounded time for the pipeline to settle, read everything back through
  * every read path and from the base with LanceDB, and judge the history.
  */
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testTokens } from '../support/http-client.ts';
 import { seededRandom } from '../support/random.ts';
 import { createTempDir } from '../support/temp-dir.ts';
 import { checkBase } from './base-check.ts';
+import { type ChaosStoreKind, chaosStore } from './chaos-store.ts';
 import { checkHistory, checkReads, type ReadVerdict, type Verdict, violations } from './check-history.ts';
 import { runClient } from './clients.ts';
 import { ChaosCluster } from './cluster.ts';
@@ -23,6 +23,7 @@ import {
   faultCounts,
   PROCESSES,
   type ProcessFault,
+  WORKERS,
 } from './schedule.ts';
 
 const SHARDS = 4;
@@ -41,6 +42,8 @@ const STALLED_INTERVAL_MS = 1_000;
  * Three processes start in about 4 s on an idle machine and 9 s on a loaded one.
  */
 const STARTUP_LEAD_MS = 12_000;
+/** How long a fault aimed at an optimizing worker waits for one to start an optimize. */
+const OPTIMIZER_WAIT_MS = 5_000;
 
 /**
  * Every process runs with these. Short locks and a short GC grace, so a stopped worker's
@@ -70,12 +73,15 @@ export interface ChaosOptions {
   clients: number;
   /** How long the pipeline may take, once faults stop, to flush and merge everything. */
   settleSeconds: number;
+  /** A file store (faults injected in each process), or the S3 test server (faults injected there, so Lance meets them). */
+  store: ChaosStoreKind;
   progress: (line: string) => void;
 }
 
 /** The checker's counts, with what the run itself counted. */
 export interface ChaosSummary extends Omit<Verdict, 'problems'> {
   seed: number;
+  store: ChaosStoreKind;
   seconds: number;
   requests: number;
   writes: number;
@@ -105,16 +111,22 @@ export interface ChaosResult {
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { seed, progress } = options;
   const schedule = scheduleOf(seed, options.seconds);
-  progress(`seed ${seed}: ${JSON.stringify(faultCounts(schedule))} over ${options.seconds} s`);
+  progress(
+    `seed ${seed} on ${options.store}: ${JSON.stringify(faultCounts(schedule))} over ${options.seconds} s`,
+  );
   const dir = await createTempDir('chaos');
   const tokens = testTokens();
   const startedAt = Date.now();
+  const store = await chaosStore(options.store, dir.path, startedAt, schedule.storeEpisodes);
   const cluster = await ChaosCluster.start({
     dir: dir.path,
     tokensEnv: tokens.env,
-    plan: { startedAt, episodes: schedule.storeEpisodes },
+    store,
     processes: PROCESSES,
     settings: SETTINGS,
+  }).catch(async (err: unknown) => {
+    await store.stop();
+    throw err;
   });
   const run: Run = { options, schedule, cluster, api: apiClient(cluster.apiUrl, tokens.all), startedAt };
   const writes: WriteRecord[] = [];
@@ -123,6 +135,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let verdict: Verdict;
   let readVerdict: ReadVerdict;
   const base = { rows: 0, problems: [] as string[] };
+  let lanceFaults = 0;
   let clean = false;
   try {
     for (const shape of SHAPES) await run.api.createTable(shape);
@@ -144,13 +157,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     readVerdict = checkReads(writes, reads);
     for (const shape of SHAPES) {
       const rows = final.rows.filter((r) => r.k.startsWith(`${shape.table}:`));
-      const checked = await checkBase(join(dir.path, 'store'), shape, rows);
+      const checked = await checkBase(cluster.config(), shape, rows);
       base.rows += checked.rows;
       base.problems.push(...checked.problems);
     }
+    lanceFaults = await store.lanceFaults();
     clean = violations(verdict) + readVerdict.violations + base.problems.length === 0;
   } finally {
     await cluster.close();
+    await store.stop();
     for (const crash of cluster.crashes) progress(`crash: ${crash}`);
     if (clean) await dir.cleanup();
     else progress(`kept the store, fault plan and process logs in ${dir.path}`);
@@ -159,6 +174,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   return {
     summary: {
       seed,
+      store: options.store,
       seconds: options.seconds,
       requests: writes.reduce((sum, w) => sum + w.attempts.length, 0),
       writes: writes.length,
@@ -172,7 +188,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       baseRowsChecked: base.rows,
       baseViolations: base.problems.length,
       keyShapes: SHAPES.map((s) => s.name),
-      lanceFaults: 0,
+      lanceFaults,
       violations: violations(verdict) + readVerdict.violations + base.problems.length,
     },
     problems: [...problems, ...readVerdict.problems, ...base.problems],
@@ -233,6 +249,20 @@ async function attack(
       await cluster.spawn(fault.target);
     } else if (fault.kind === 'stop') {
       pauses.push(cluster.pause(fault.target, fault.forMs));
+    } else if (fault.kind === 'killOptimizer' || fault.kind === 'stopOptimizer') {
+      const target = await cluster.nextToLog(
+        WORKERS,
+        (line) => line.msg === 'compact started',
+        OPTIMIZER_WAIT_MS,
+      );
+      options.progress(target ? `  … ${target} is optimizing` : '  … no optimize started; nothing done');
+      if (target && fault.kind === 'killOptimizer') {
+        await cluster.kill(target);
+        await sleep(fault.restartAfterMs);
+        await cluster.spawn(target);
+      } else if (target && fault.kind === 'stopOptimizer') {
+        pauses.push(cluster.pause(target, fault.forMs));
+      }
     } else {
       await cluster.restartRedis();
     }
@@ -343,6 +373,9 @@ export function scheduleOf(seed: number, seconds: number): ChaosSchedule {
 function describeFault(fault: ProcessFault): string {
   if (fault.kind === 'kill') return `kill -9 ${fault.target}, restart after ${fault.restartAfterMs} ms`;
   if (fault.kind === 'stop') return `SIGSTOP ${fault.target} for ${fault.forMs} ms`;
+  if (fault.kind === 'killOptimizer')
+    return `kill -9 the next worker to optimize, restart after ${fault.restartAfterMs} ms`;
+  if (fault.kind === 'stopOptimizer') return `SIGSTOP the next worker to optimize for ${fault.forMs} ms`;
   return 'kill -9 redis-server, restart it empty';
 }
 

@@ -4,7 +4,7 @@
  * (shared/store/fault-plan.ts). The same seed gives the same schedule.
  */
 import type { FaultEpisode } from '../../shared/store/fault-plan.ts';
-import { generationPrefix, walPrefix } from '../../shared/table/paths.ts';
+import { baseDatasetKey, generationPrefix, walPrefix } from '../../shared/table/paths.ts';
 import { prefixGlob } from '../support/key-globs.ts';
 import { seededRandom } from '../support/random.ts';
 
@@ -16,6 +16,8 @@ export type WorkerName = (typeof WORKERS)[number];
 export const FAULT_KINDS = [
   'kill',
   'stop',
+  'killOptimizer',
+  'stopOptimizer',
   'redisRestart',
   'storeLatency',
   'storeFail',
@@ -28,6 +30,12 @@ export type ProcessFault =
   | { kind: 'kill'; atMs: number; target: ProcessName; restartAfterMs: number }
   /** SIGSTOP for `forMs` (past the job lock, so its jobs are redelivered), then SIGCONT. */
   | { kind: 'stop'; atMs: number; target: WorkerName; forMs: number }
+  /**
+   * The same, to the worker that next starts an optimize (within a few seconds; none, and
+   * nothing happens), so its merges are redelivered beside the optimize it left behind.
+   */
+  | { kind: 'killOptimizer'; atMs: number; restartAfterMs: number }
+  | { kind: 'stopOptimizer'; atMs: number; forMs: number }
   /** kill -9 of redis-server and a new, empty one on the same port. */
   | { kind: 'redisRestart'; atMs: number };
 
@@ -51,6 +59,9 @@ const KEYS = {
   l0: `${prefixGlob(generationPrefix, '*', '*')}*`,
   manifest: 'tables/*/**/_manifest/*',
 } as const;
+
+/** The base's own objects: Lance's data, deletion, index, transaction and version files. */
+const BASE_KEYS = `${prefixGlob((table) => baseDatasetKey(table, ''), '*', '*')}**`;
 
 const WRITES = ['put', 'putIfAbsent', 'putIfMatch'] as const;
 
@@ -94,7 +105,60 @@ export function chaosSchedule(seed: number, timing: ScheduleTiming): ChaosSchedu
             };
     if (at + episode.forMs < end) storeEpisodes.push(episode);
   }
+  storeEpisodes.push(...baseEpisodes(seededRandom(seed ^ 0x5eed), timing));
+  processFaults.push(...optimizerFaults(seededRandom(seed ^ 0x0b7), timing));
+  processFaults.sort((a, b) => a.atMs - b.atMs);
   return { seed, processFaults, storeEpisodes };
+}
+
+/**
+ * Stops and kills of whichever worker is optimizing, taking turns from a stop, drawn from
+ * a stream of their own so that the other faults of a seed stay as they were.
+ */
+function optimizerFaults(random: () => number, timing: ScheduleTiming): ProcessFault[] {
+  const between = (low: number, high: number) => Math.round(low + random() * (high - low));
+  const end = timing.leadMs + timing.windowMs;
+  const faults: ProcessFault[] = [];
+  let stop = true;
+  for (let at = timing.leadMs + between(500, 1_500); at < end; at += between(3_000, 5_000), stop = !stop) {
+    const lasts = stop ? between(timing.minStopMs + 500, timing.minStopMs + 2_000) : between(100, 1_500);
+    if (at + lasts >= end) continue;
+    faults.push(
+      stop
+        ? { kind: 'stopOptimizer', atMs: at, forMs: lasts }
+        : { kind: 'killOptimizer', atMs: at, restartAfterMs: lasts },
+    );
+  }
+  return faults;
+}
+
+/**
+ * Episodes on the base's own objects, drawn from a stream of their own so that the other
+ * faults of a seed stay as they were. On S3 Lance meets them; on a file store only
+ * Sluice's own reads of the base's commit files do.
+ */
+function baseEpisodes(random: () => number, timing: ScheduleTiming): FaultEpisode[] {
+  const between = (low: number, high: number) => Math.round(low + random() * (high - low));
+  const end = timing.leadMs + timing.windowMs;
+  const episodes: FaultEpisode[] = [];
+  for (let at = timing.leadMs + between(500, 2_000); at < end; at += between(1_500, 4_000)) {
+    const roll = random();
+    const episode: FaultEpisode =
+      roll < 0.4
+        ? { atMs: at, forMs: between(300, 1_500), key: BASE_KEYS, latencyMs: between(100, 800) }
+        : roll < 0.7
+          ? { atMs: at, forMs: between(100, 500), key: BASE_KEYS, fault: 'fail' }
+          : {
+              atMs: at,
+              forMs: between(1_000, 3_000),
+              key: BASE_KEYS,
+              op: [...WRITES],
+              fault: 'lostAck',
+              times: 1,
+            };
+    if (at + episode.forMs < end) episodes.push(episode);
+  }
+  return episodes;
 }
 
 export function storeFaultKind(episode: FaultEpisode): FaultKind {
