@@ -1,7 +1,17 @@
 /**
  * The object store on S3 (or any S3-compatible service): conditional writes are S3's own
  * `If-None-Match: *` and `If-Match` on PutObject, so every commit is decided by the service.
+ *
+ * Every request has a connection and a request timeout that fail it (the SDK has none by
+ * default). A conditional put is tried again after a transient failure (503 SlowDown, 500,
+ * 409 ConditionalRequestConflict, a cut connection) until its deadline; when a try after
+ * one whose outcome is unknown finds its condition failed, the object is read back and, if
+ * it holds exactly these bytes, the put is settled as this one's (docs/design.md, "The
+ * object store"). A directory bucket (S3 Express One Zone) lists in no key order and
+ * refuses StartAfter: there the store lists the whole prefix and sorts it itself.
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -15,7 +25,7 @@ import { SluiceError } from '../errors.ts';
 import { abortedError, isAbortError, throwIfAborted } from './abort.ts';
 import { assertValidRange } from './byte-range.ts';
 import { pageSizeOf } from './list-options.ts';
-import { assertValidKey, assertValidPrefix } from './object-key.ts';
+import { assertValidKey, assertValidPrefix, compareKeys } from './object-key.ts';
 import type {
   ByteRange,
   GetOptions,
@@ -36,7 +46,25 @@ export interface S3StoreOptions {
   forcePathStyle?: boolean;
   /** Omitted: the SDK's default chain (environment, profile, instance role). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** A connection not made, or an answer not complete, in this long fails the request. */
+  connectTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  maxSockets?: number;
+  /** How long a conditional put is tried again after transient failures. */
+  conditionalDeadlineMs?: number;
+  /** The bucket lists in no key order and refuses StartAfter (a directory bucket). */
+  unorderedListing?: boolean;
 }
+
+const DEFAULTS = {
+  connectTimeoutMs: 3_000,
+  requestTimeoutMs: 30_000,
+  maxSockets: 256,
+  conditionalDeadlineMs: 10_000,
+};
+/** Backoff between tries of a conditional put: doubling from the base, capped, with full jitter. */
+const RETRY_BASE_MS = 50;
+const RETRY_CAP_MS = 1_000;
 
 /** ListObjectsV2 returns at most this many keys per page. */
 const MAX_PAGE_SIZE = 1000;
@@ -47,11 +75,13 @@ export class S3Store implements ObjectStore {
   private readonly prefix: string;
   private readonly client: S3Client;
   /**
-   * Conditional puts are sent once. The SDK would retry one whose answer was lost, find the
-   * object it had just written and report a false conflict; sent once, a lost answer is
-   * STORE_UNAVAILABLE, which callers settle by re-reading (I13).
+   * Conditional puts are sent once per try by the SDK: its own retry of a put whose answer
+   * was lost would find the object it had just written and report a false conflict. The
+   * store retries them itself, and settles such a conflict by reading back (`write`).
    */
   private readonly conditionalClient: S3Client;
+  private readonly conditionalDeadlineMs: number;
+  private readonly unorderedListing: boolean;
 
   constructor(options: S3StoreOptions) {
     const prefix = options.prefix ?? '';
@@ -63,6 +93,9 @@ export class S3Store implements ObjectStore {
     this.bucket = options.bucket;
     this.prefix = prefix;
     this.url = `s3://${options.bucket}/${prefix}`;
+    this.conditionalDeadlineMs = options.conditionalDeadlineMs ?? DEFAULTS.conditionalDeadlineMs;
+    this.unorderedListing = options.unorderedListing ?? false;
+    const agent = { keepAlive: true, maxSockets: options.maxSockets ?? DEFAULTS.maxSockets };
     const config: S3ClientConfig = {
       region: options.region,
       endpoint: options.endpoint,
@@ -70,6 +103,14 @@ export class S3Store implements ObjectStore {
       credentials: options.credentials,
       // Buffer bodies with no flexible checksum: S3-compatible servers store aws-chunked framing verbatim.
       requestChecksumCalculation: 'WHEN_REQUIRED',
+      requestHandler: {
+        connectionTimeout: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+        requestTimeout: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+        // Without it a request timeout only logs a warning and the request goes on waiting.
+        throwOnRequestTimeout: true,
+        httpAgent: agent,
+        httpsAgent: agent,
+      },
     };
     this.client = new S3Client(config);
     this.conditionalClient = new S3Client({ ...config, maxAttempts: 1 });
@@ -159,6 +200,11 @@ export class S3Store implements ObjectStore {
     this.conditionalClient.destroy();
   }
 
+  /**
+   * One put. A conditional one is tried again after a transient failure until the
+   * deadline; a condition found failed after a try whose outcome is unknown is settled by
+   * reading the object back: these very bytes there mean an earlier try landed.
+   */
   private async write(
     op: string,
     client: S3Client,
@@ -168,22 +214,60 @@ export class S3Store implements ObjectStore {
     signal: AbortSignal | undefined,
   ): Promise<ObjectMeta> {
     assertValidKey(key);
-    throwIfAborted(signal, op);
-    try {
-      const out = await client.send(
-        new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: this.prefix + key,
-          Body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
-          ...condition,
-        }),
-        { abortSignal: signal },
-      );
-      // PutObject does not return the modification time; the answer arrives right after it.
-      return { key, size: body.byteLength, etag: unquote(out.ETag), lastModified: new Date() };
-    } catch (err) {
-      throw storeError(err, op, key);
+    const conditional = client === this.conditionalClient;
+    const deadline = Date.now() + this.conditionalDeadlineMs;
+    let unknownOutcome = false;
+    for (let attempt = 1; ; attempt++) {
+      throwIfAborted(signal, op);
+      try {
+        return await this.putOnce(client, key, body, condition, signal);
+      } catch (err) {
+        const error = storeError(err, op, key);
+        if (!conditional) throw error;
+        if (error.code === 'PRECONDITION_FAILED') {
+          if (unknownOutcome && (await this.holds(key, body, signal))) return this.settled(key, body, signal);
+          throw error;
+        }
+        if (!isTransient(err) || Date.now() >= deadline) throw error;
+        unknownOutcome ||= outcomeUnknown(err);
+        await sleep(Math.random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** (attempt - 1)), undefined, {
+          signal,
+        }).catch((abort: unknown) => {
+          throw abortedError(op, abort);
+        });
+      }
     }
+  }
+
+  private async putOnce(
+    client: S3Client,
+    key: string,
+    body: Uint8Array,
+    condition: { IfNoneMatch?: string; IfMatch?: string },
+    signal: AbortSignal | undefined,
+  ): Promise<ObjectMeta> {
+    const out = await client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.prefix + key,
+        Body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+        ...condition,
+      }),
+      { abortSignal: signal },
+    );
+    // PutObject does not return the modification time; the answer arrives right after it.
+    return { key, size: body.byteLength, etag: unquote(out.ETag), lastModified: new Date() };
+  }
+
+  /** Whether the object holds exactly `body` (ETags cannot tell: not MD5s under KMS or on Express). */
+  private async holds(key: string, body: Uint8Array, signal: AbortSignal | undefined): Promise<boolean> {
+    const found = await this.get(key, { signal });
+    return found !== null && Buffer.compare(found.body, body) === 0;
+  }
+
+  private async settled(key: string, body: Uint8Array, signal: AbortSignal | undefined): Promise<ObjectMeta> {
+    const meta = await this.head(key, { signal });
+    return meta ?? { key, size: body.byteLength, etag: '', lastModified: new Date() };
   }
 
   private async emptyRead(key: string, signal: AbortSignal | undefined): Promise<StoredObject | null> {
@@ -194,11 +278,24 @@ export class S3Store implements ObjectStore {
   private async *pages(prefix: string, options: ListOptions): AsyncGenerator<ObjectMeta[]> {
     assertValidPrefix(prefix);
     const pageSize = pageSizeOf(options, MAX_PAGE_SIZE);
+    if (this.unorderedListing) {
+      yield* this.sortedPages(prefix, options, pageSize);
+      return;
+    }
     const startAfter = options.startAfter === undefined ? undefined : this.prefix + options.startAfter;
+    yield* this.servedPages(prefix, pageSize, startAfter, options.signal);
+  }
+
+  private async *servedPages(
+    prefix: string,
+    pageSize: number,
+    startAfter: string | undefined,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<ObjectMeta[]> {
     let token: string | undefined;
     do {
-      throwIfAborted(options.signal, 'list');
-      const out = await this.listPage(prefix, pageSize, token, startAfter, options.signal);
+      throwIfAborted(signal, 'list');
+      const out = await this.listPage(prefix, pageSize, token, startAfter, signal);
       const page = (out.Contents ?? []).map(
         (object): ObjectMeta => ({
           key: (object.Key ?? '').slice(this.prefix.length),
@@ -210,6 +307,22 @@ export class S3Store implements ObjectStore {
       if (page.length > 0) yield page;
       token = out.IsTruncated ? out.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /** The whole prefix listed, then filtered and sorted here: a directory bucket does neither. */
+  private async *sortedPages(
+    prefix: string,
+    options: ListOptions,
+    pageSize: number,
+  ): AsyncGenerator<ObjectMeta[]> {
+    const all: ObjectMeta[] = [];
+    for await (const page of this.servedPages(prefix, MAX_PAGE_SIZE, undefined, options.signal))
+      all.push(...page);
+    const after = options.startAfter;
+    const sorted = all
+      .filter((meta) => after === undefined || compareKeys(meta.key, after) > 0)
+      .sort((a, b) => compareKeys(a.key, b.key));
+    for (let at = 0; at < sorted.length; at += pageSize) yield sorted.slice(at, at + pageSize);
   }
 
   private async listPage(
@@ -260,6 +373,19 @@ function statusOf(err: unknown): number | undefined {
 
 function nameOf(err: unknown): string {
   return err instanceof Error ? err.name : '';
+}
+
+/** Failures a later try can clear: S3's 5xx, 409 ConditionalRequestConflict, a timeout or a cut connection. */
+function isTransient(err: unknown): boolean {
+  const status = statusOf(err);
+  if (status !== undefined) return status >= 500 || status === 409;
+  return !isAbortError(err);
+}
+
+/** A try whose write may have landed: no answer came, or a 500 (S3 may have applied it). */
+function outcomeUnknown(err: unknown): boolean {
+  const status = statusOf(err);
+  return status === undefined || status === 500;
 }
 
 function isNotFound(err: unknown): boolean {
