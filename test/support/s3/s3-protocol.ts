@@ -118,7 +118,7 @@ function copy(space: ObjectSpace, r: Request): Answer {
   if (!outcome.ok) return (res) => error(res, outcome.status, outcome.code, r.key);
   return xml(
     200,
-    `<CopyObjectResult><ETag>${escape(outcome.object.etag)}</ETag><LastModified>${outcome.object.lastModified.toISOString()}</LastModified></CopyObjectResult>`,
+    `<CopyObjectResult><ETag>${xmlEscape(outcome.object.etag)}</ETag><LastModified>${outcome.object.lastModified.toISOString()}</LastModified></CopyObjectResult>`,
   );
 }
 
@@ -182,11 +182,11 @@ function list(options: ProtocolOptions, r: Request): Answer {
   });
   const urlEncoded = r.query.get('encoding-type') === 'url';
   const text = (value: string) =>
-    escape(urlEncoded ? encodeURIComponent(value).replaceAll('%2F', '/') : value);
+    xmlEscape(urlEncoded ? encodeURIComponent(value).replaceAll('%2F', '/') : value);
   const contents = page.contents
     .map(
       ({ key, object }) =>
-        `<Contents><Key>${text(key)}</Key><LastModified>${object.lastModified.toISOString()}</LastModified><ETag>${escape(object.etag)}</ETag><Size>${object.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+        `<Contents><Key>${text(key)}</Key><LastModified>${object.lastModified.toISOString()}</LastModified><ETag>${xmlEscape(object.etag)}</ETag><Size>${object.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
     )
     .join('');
   const prefixes = page.commonPrefixes
@@ -198,16 +198,16 @@ function list(options: ProtocolOptions, r: Request): Answer {
       : `<NextContinuationToken>${Buffer.from(page.nextToken).toString('base64url')}</NextContinuationToken>`;
   return xml(
     200,
-    `<ListBucketResult><Name>${escape(r.bucket)}</Name><Prefix>${text(r.query.get('prefix') ?? '')}</Prefix>` +
+    `<ListBucketResult><Name>${xmlEscape(r.bucket)}</Name><Prefix>${text(r.query.get('prefix') ?? '')}</Prefix>` +
       `<KeyCount>${page.contents.length + page.commonPrefixes.length}</KeyCount><MaxKeys>${MAX_KEYS}</MaxKeys>` +
       `${urlEncoded ? '<EncodingType>url</EncodingType>' : ''}<IsTruncated>${page.truncated}</IsTruncated>${next}${contents}${prefixes}</ListBucketResult>`,
   );
 }
 
 function deleteMany(space: ObjectSpace, r: Request): Answer {
-  const keys = [...r.body.toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => unescape(m[1]!));
+  const keys = [...r.body.toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => xmlUnescape(m[1]!));
   for (const key of keys) space.delete(r.bucket, key);
-  const deleted = keys.map((key) => `<Deleted><Key>${escape(key)}</Key></Deleted>`).join('');
+  const deleted = keys.map((key) => `<Deleted><Key>${xmlEscape(key)}</Key></Deleted>`).join('');
   return xml(200, `<DeleteResult>${deleted}</DeleteResult>`);
 }
 
@@ -215,7 +215,7 @@ function createUpload(space: ObjectSpace, r: Request): Answer {
   const id = space.createUpload(r.bucket, r.key);
   return xml(
     200,
-    `<InitiateMultipartUploadResult><Bucket>${escape(r.bucket)}</Bucket><Key>${escape(r.key)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`,
+    `<InitiateMultipartUploadResult><Bucket>${xmlEscape(r.bucket)}</Bucket><Key>${xmlEscape(r.key)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`,
   );
 }
 
@@ -238,7 +238,7 @@ function multipart(space: ObjectSpace, r: Request): Answer {
   if (!outcome.ok) return (res) => error(res, outcome.status, outcome.code, r.key);
   return xml(
     200,
-    `<CompleteMultipartUploadResult><Bucket>${escape(r.bucket)}</Bucket><Key>${escape(r.key)}</Key><ETag>${escape(outcome.object.etag)}</ETag></CompleteMultipartUploadResult>`,
+    `<CompleteMultipartUploadResult><Bucket>${xmlEscape(r.bucket)}</Bucket><Key>${xmlEscape(r.key)}</Key><ETag>${xmlEscape(outcome.object.etag)}</ETag></CompleteMultipartUploadResult>`,
   );
 }
 
@@ -258,7 +258,7 @@ function failed(res: ServerResponse, fault: keyof typeof FAILURES): void {
 }
 
 function error(res: ServerResponse, status: number, code: string, message: string): void {
-  xml(status, `<Error><Code>${code}</Code><Message>${escape(message)}</Message></Error>`)(res);
+  xml(status, `<Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>`)(res);
 }
 
 function xml(status: number, body: string): Answer {
@@ -269,14 +269,14 @@ function xml(status: number, body: string): Answer {
       .end(text);
 }
 
-function escape(text: string): string {
+function xmlEscape(text: string): string {
   return text.replace(
     /[&<>"']/g,
     (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' }[c]};`,
   );
 }
 
-function unescape(text: string): string {
+function xmlUnescape(text: string): string {
   return text.replace(
     /&(amp|lt|gt|quot|apos);/g,
     (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[name]!,
