@@ -13,6 +13,7 @@ import { openRuntime } from '../runtime/runtime.ts';
 import { type Config, loadConfig } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
+import { assertConditionalWrites } from '../shared/store/conditional-probe.ts';
 import { warnUnknownEnv } from '../shared/unknown-env.ts';
 import { openApi } from './app.ts';
 
@@ -20,6 +21,8 @@ export type LambdaHandler = ReturnType<typeof handle>;
 
 export interface LambdaApi {
   readonly handler: LambdaHandler;
+  /** Settles once the store has shown it honours conditional writes; rejects, and every event fails, if not. */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,8 +37,11 @@ export function openLambda(config: Config): LambdaApi {
   warnUnknownEnv(log);
   const runtime = openRuntime(config, log);
   const api = openApi(runtime);
+  const ready = assertConditionalWrites(runtime.parts.store);
+  ready.catch((err: unknown) => log.fatal({ err }, 'the object store is not safe to run on'));
   return {
     handler: handle(api.app),
+    ready,
     async close() {
       await api.close();
       await runtime.close();
@@ -45,7 +51,8 @@ export function openLambda(config: Config): LambdaApi {
 
 let opened: LambdaApi | undefined;
 
-export const handler: LambdaHandler = (event, context) => {
+export const handler: LambdaHandler = async (event, context) => {
   opened ??= openLambda(loadConfig());
+  await opened.ready;
   return opened.handler(event, context);
 };

@@ -49,6 +49,10 @@ export const ConfigSchema = z.object({
     .regex(/^[A-Za-z0-9_:.-]+$/, 'letters, digits, _ : . - only')
     .default('sluice'),
   storeUrl: z.string().default('file://./.sluice'),
+  /** The WAL's own store (an S3 Express directory bucket, say); absent: the table store. */
+  walStoreUrl: z.string().optional(),
+  /** The WAL store's S3 endpoint, when it is not `s3.endpoint`. */
+  walS3Endpoint: z.string().optional(),
   /** Path of a JSON fault plan the file store suffers (shared/store/fault-plan.ts); test runs only. */
   storeFaultPlan: z.string().optional(),
   s3: z
@@ -58,6 +62,13 @@ export const ConfigSchema = z.object({
       forcePathStyle: z.boolean().default(false),
       accessKeyId: z.string().optional(),
       secretAccessKey: z.string().optional(),
+      connectTimeoutMs: int(1).default(3_000),
+      requestTimeoutMs: int(1).default(30_000),
+      maxSockets: int(1).default(256),
+      /** How long a conditional put is tried again after transient failures before the caller sees one. */
+      putDeadlineMs: int(0).default(10_000),
+      /** Directory-bucket listing (no key order, no StartAfter); absent: buckets named `…--x-s3`. */
+      express: z.boolean().optional(),
     })
     .prefault({}),
   host: z.string().default('127.0.0.1'),
@@ -189,6 +200,13 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_S3_FORCE_PATH_STYLE', 's3.forcePathStyle'],
   ['SLUICE_S3_ACCESS_KEY_ID', 's3.accessKeyId'],
   ['SLUICE_S3_SECRET_ACCESS_KEY', 's3.secretAccessKey'],
+  ['SLUICE_S3_CONNECT_TIMEOUT_MS', 's3.connectTimeoutMs'],
+  ['SLUICE_S3_REQUEST_TIMEOUT_MS', 's3.requestTimeoutMs'],
+  ['SLUICE_S3_MAX_SOCKETS', 's3.maxSockets'],
+  ['SLUICE_S3_PUT_DEADLINE_MS', 's3.putDeadlineMs'],
+  ['SLUICE_S3_EXPRESS', 's3.express'],
+  ['SLUICE_WAL_STORE_URL', 'walStoreUrl'],
+  ['SLUICE_WAL_S3_ENDPOINT', 'walS3Endpoint'],
   ['SLUICE_HOST', 'host'],
   ['SLUICE_PORT', 'port'],
   ['SLUICE_METRICS_PORT', 'metricsPort'],
@@ -244,6 +262,7 @@ const JSON_ENV = new Set(['SLUICE_TOKENS']);
 /** z.coerce.boolean would read "false" as true, so booleans are read by BOOLEAN_TEXT instead. */
 const BOOLEAN_ENV = new Set([
   'SLUICE_S3_FORCE_PATH_STYLE',
+  'SLUICE_S3_EXPRESS',
   'SLUICE_LOG_PRETTY',
   'SLUICE_LOG_SYNC',
   'SLUICE_CLOUDWATCH_EMF',

@@ -11,6 +11,8 @@ const CODES = {
   INVALID_KEY: { status: 400, retryable: false },
   INVALID_CURSOR: { status: 400, retryable: false },
   INVALID_CONFIG: { status: 400, retryable: false },
+  /** The object store ignores conditional writes: Sluice refuses to run on it (it would lose data). */
+  STORE_UNSAFE: { status: 500, retryable: false },
   INVALID_SETTINGS: { status: 400, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },

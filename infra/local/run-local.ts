@@ -12,6 +12,7 @@ import type { Config } from '../../shared/config.ts';
 import { SluiceError } from '../../shared/errors.ts';
 import { type Logger, silentLogger } from '../../shared/log.ts';
 import { createRedis, type RedisClient } from '../../shared/redis/connection.ts';
+import { assertConditionalWrites } from '../../shared/store/conditional-probe.ts';
 import type { ObjectStore } from '../../shared/store/object-store.ts';
 import { openStore } from '../../shared/store/open-store.ts';
 import { redactRedisUrl } from './redis.ts';
@@ -30,6 +31,8 @@ export async function runLocal(config: Config, log: Logger = silentLogger): Prom
   const store = openStore(config);
   let redis: RedisClient;
   try {
+    // Before anything is accepted: a store that ignores conditional writes would lose data.
+    await assertConditionalWrites(store);
     redis = await connectRedis(config, log);
   } catch (err) {
     await store.close();

@@ -1,7 +1,9 @@
 /**
  * The one place that turns `storeUrl` (docs/design.md, "Environment": `SLUICE_STORE_URL`) into a store:
  * `file:///abs/dir`, `file://./rel/dir` (relative to the working directory) or
- * `s3://bucket/prefix`; wrapped in the fault plan of `storeFaultPlan` when a test run sets one.
+ * `s3://bucket/prefix`; with the WAL in a store of its own when `walStoreUrl` is set
+ * (`SLUICE_WAL_STORE_URL`); wrapped in the fault plan of `storeFaultPlan` when a test run
+ * sets one.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,21 +14,34 @@ import { FsStore } from './fs-store.ts';
 import { assertValidKey } from './object-key.ts';
 import type { ObjectStore } from './object-store.ts';
 import { S3Store } from './s3-store.ts';
+import { WalRoutedStore } from './wal-routed-store.ts';
 
 export type StoreLocation = { kind: 'file'; root: string } | { kind: 's3'; bucket: string; prefix: string };
 
 /** S3's bucket naming rule (lower case, digits, dots, hyphens; 3 to 63 characters). */
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
-export function openStore(config: Pick<Config, 'storeUrl' | 's3' | 'storeFaultPlan'>): ObjectStore {
-  const store = openPlainStore(config);
+export function openStore(
+  config: Pick<Config, 'storeUrl' | 's3' | 'storeFaultPlan' | 'walStoreUrl' | 'walS3Endpoint'>,
+): ObjectStore {
+  const tables = openPlainStore(config);
+  const store =
+    config.walStoreUrl === undefined
+      ? tables
+      : new WalRoutedStore(
+          tables,
+          openPlainStore({
+            storeUrl: config.walStoreUrl,
+            s3: { ...config.s3, endpoint: config.walS3Endpoint ?? config.s3.endpoint },
+          }),
+        );
   return config.storeFaultPlan === undefined ? store : withFaultPlan(store, config.storeFaultPlan);
 }
 
 function openPlainStore(config: Pick<Config, 'storeUrl' | 's3'>): ObjectStore {
   const location = parseStoreUrl(config.storeUrl);
   if (location.kind === 'file') return new FsStore(location.root);
-  const { endpoint, region, forcePathStyle, accessKeyId, secretAccessKey } = config.s3;
+  const { endpoint, region, forcePathStyle, accessKeyId, secretAccessKey, express } = config.s3;
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
     throw new SluiceError(
       'INVALID_CONFIG',
@@ -41,8 +56,16 @@ function openPlainStore(config: Pick<Config, 'storeUrl' | 's3'>): ObjectStore {
     region,
     forcePathStyle,
     credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    connectTimeoutMs: config.s3.connectTimeoutMs,
+    requestTimeoutMs: config.s3.requestTimeoutMs,
+    maxSockets: config.s3.maxSockets,
+    conditionalDeadlineMs: config.s3.putDeadlineMs,
+    unorderedListing: express ?? location.bucket.endsWith(DIRECTORY_BUCKET_SUFFIX),
   });
 }
+
+/** S3 Express One Zone directory buckets are named `base--zone-id--x-s3`. */
+const DIRECTORY_BUCKET_SUFFIX = '--x-s3';
 
 export function parseStoreUrl(url: string, cwd: string = process.cwd()): StoreLocation {
   if (url.startsWith('file://')) return { kind: 'file', root: fileRoot(url, cwd) };

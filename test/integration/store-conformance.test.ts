@@ -397,6 +397,30 @@ describe('S3 store on a loopback S3 server', () => {
   });
 });
 
+describe('S3 store on an S3 Express-like bucket (listings in no key order, no StartAfter)', () => {
+  let server: S3TestServer;
+
+  beforeAll(async () => {
+    server = await startS3Server({ express: true });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  describeObjectStoreConformance('S3 express', async () => {
+    const store = new S3Store({
+      bucket: server.bucket,
+      prefix: `run-${randomUUID()}/`,
+      endpoint: server.endpoint,
+      region: server.region,
+      forcePathStyle: true,
+      credentials: server.credentials,
+      unorderedListing: true,
+    });
+    return { store, cleanup: async () => {} };
+  });
+});
+
 describe('file system store', () => {
   let dir: TempDir;
   let root: string;

@@ -425,6 +425,7 @@ export type components = {
       | 'INVALID_KEY'
       | 'INVALID_CURSOR'
       | 'INVALID_CONFIG'
+      | 'STORE_UNSAFE'
       | 'INVALID_SETTINGS'
       | 'UNAUTHORIZED'
       | 'FORBIDDEN'
