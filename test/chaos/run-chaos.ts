@@ -64,6 +64,11 @@ const SETTINGS: Record<string, string> = {
   SLUICE_WAL_HOLE_TIMEOUT_MS: '5000',
   SLUICE_REQUEST_TIMEOUT_MS: '8000',
   SLUICE_SHUTDOWN_GRACE_SECONDS: '2',
+  // BullMQ fails a job that stalled this often, and a flush failed so is fail-stop (a crash
+  // loop on one generation). The run stops workers on purpose dozens of times, so a flush
+  // can stall that often with no fault of its own; the guard is tested on its own
+  // (test/integration/redis-drift.test.ts).
+  SLUICE_MAX_STALLED_COUNT: '1000',
 };
 
 export interface ChaosOptions {
