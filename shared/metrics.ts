@@ -136,6 +136,13 @@ export const gcDeletedObjects = new Counter({
   registers: [registry],
 });
 
+export const baseRollbacks = new Counter({
+  name: 'sluice_base_rollbacks_total',
+  help: 'Commits on a base that Sluice did not record and that may change rows or the schema, rolled back, by Lance operation',
+  labelNames: ['operation'] as const,
+  registers: [registry],
+});
+
 /** Runs `work` and observes its duration under its outcome; the error goes on unchanged. */
 export async function timed<T>(histogram: Histogram<'outcome'>, work: () => Promise<T>): Promise<T> {
   const end = histogram.startTimer();

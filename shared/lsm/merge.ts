@@ -12,6 +12,7 @@ import { toArrowSchema } from '../arrow/schema.ts';
 import { selectColumns } from '../arrow/select-columns.ts';
 import { takeRows } from '../arrow/take.ts';
 import type { BaseDatasets } from '../base/base-datasets.ts';
+import type { LanceCommit } from '../base/lance-commits.ts';
 import { type BaseChange, commitChange, prepareBase } from '../base/merge-commit.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -54,6 +55,8 @@ export interface MergeOutcome {
   merged: MergedRange[];
   /** The Lance version recorded by this merge, or null when it recorded none. */
   lanceVersion: number | null;
+  /** Unrecorded commits on the base that may have changed rows or the schema, undone before merging. */
+  rolledBack: LanceCommit[];
 }
 
 export interface MergePlan {
@@ -108,6 +111,7 @@ export async function runMerge(
   table: TableDef,
   options: MergeOptions = {},
 ): Promise<MergeOutcome> {
+  const rolledBack: LanceCommit[] = [];
   for (let attempt = 0; attempt < MAX_PLANS; attempt++) {
     const base = await deps.bases.read(table.name, options.signal);
     const shards = await Promise.all(
@@ -116,7 +120,7 @@ export async function runMerge(
       ),
     );
     const plan = planMerge(table, base, shards);
-    if (plan.inputs.length === 0) return { merged: [], lanceVersion: null };
+    if (plan.inputs.length === 0) return { merged: [], lanceVersion: null, rolledBack };
     options.onWorkProgress?.(
       progressOf(
         plan.inputs.map((i) => i.generation),
@@ -125,6 +129,7 @@ export async function runMerge(
     );
     const change = changeOf(table, await readGenerations(deps.store, plan, options));
     const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
+    rolledBack.push(...prepared.rolledBack);
     await options.onStep?.('prepared');
     const committed = await commitChange(table, prepared, change);
     options.onProgress?.('write');
@@ -148,7 +153,9 @@ export async function runMerge(
       );
       options.onProgress?.('commit');
       // Unchanged: a concurrent run of the same merge recorded these generations first.
-      return changed ? { merged: plan.ranges, lanceVersion } : { merged: [], lanceVersion: null };
+      return changed
+        ? { merged: plan.ranges, lanceVersion, rolledBack }
+        : { merged: [], lanceVersion: null, rolledBack };
     } catch (err) {
       if (!isSluiceError(err, 'FENCED')) throw err;
     }

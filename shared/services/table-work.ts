@@ -2,9 +2,11 @@
  * A table's background work: merge and compaction, an operator's merge request and its
  * status, and one run of either as a job runs it (drain, budgets, the failure ledger).
  */
+
+import type { LanceCommit } from '../base/lance-commits.ts';
 import { type MergeOptions, type MergeOutcome, runMerge } from '../lsm/merge.ts';
 import { runOptimize } from '../lsm/optimize.ts';
-import { compactDuration, mergeDuration, timed } from '../metrics.ts';
+import { baseRollbacks, compactDuration, mergeDuration, timed } from '../metrics.ts';
 import { manualMergeStatus, requestManualMerge } from '../scheduler/manual-merge.ts';
 import { runTableWork, type TableWorkOutcome, type TableWorkRun } from '../scheduler/table-work.ts';
 import type { BudgetedWork } from '../scheduler/time-budget.ts';
@@ -21,6 +23,7 @@ export class TableWork {
   merge(tableName: string, options?: MergeOptions): Promise<MergeOutcome> {
     return timed(mergeDuration, async () => {
       const outcome = await runMerge(this.#parts, await this.#parts.table(tableName), options);
+      this.#reportRollbacks(tableName, outcome.rolledBack);
       await this.#parts.samplerIndex.markDirty(
         tableName,
         outcome.merged.map((r) => r.shard),
@@ -39,6 +42,20 @@ export class TableWork {
         // The job's ceiling bounds how long an optimize runs.
         slackMs: scheduler.mergeCeilingSeconds * 1000,
       }),
+    );
+  }
+
+  /**
+   * The base's rows are Sluice's to write: a commit made beside it that may change rows or
+   * the schema is undone at the next merge, and says so (docs/base-table.md, "Commits
+   * Sluice did not record").
+   */
+  #reportRollbacks(table: string, rolledBack: readonly LanceCommit[]): void {
+    if (rolledBack.length === 0) return;
+    for (const commit of rolledBack) baseRollbacks.inc({ operation: commit.operation });
+    this.#parts.log.warn(
+      { table, commits: rolledBack.map((c) => ({ version: c.version, operation: c.operation })) },
+      'rolled back commits on the base that Sluice did not make and that may change its rows or schema',
     );
   }
 

@@ -139,7 +139,10 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         );
       expect((await run(900)).status).toBe('done');
       expect(await exceeded()).toBe(0);
-      expect(await run(2_500)).toEqual({ status: 'done', result: { merged: [], lanceVersion: null } });
+      expect(await run(2_500)).toEqual({
+        status: 'done',
+        result: { merged: [], lanceVersion: null, rolledBack: [] },
+      });
       expect(await exceeded()).toBe(1);
       expect(captured.warnings()).toEqual([
         expect.objectContaining({ kind: 'merge', waitedSeconds: 2.5, budgetSeconds: 1 }),
@@ -227,7 +230,7 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
         status: 'done',
         result: { merged: [expect.anything(), expect.anything()] },
       });
-      expect(again).toEqual({ status: 'done', result: { merged: [], lanceVersion: null } });
+      expect(again).toEqual({ status: 'done', result: { merged: [], lanceVersion: null, rolledBack: [] } });
       const base = await h.parts.bases.read('redelivered');
       expect(base.version).toBe(1);
       expect((await h.sluice.reads.stats(await h.sluice.tables.describe('redelivered'))).baseRows).toBe(30);
@@ -265,7 +268,10 @@ describe('merge jobs: budgets, ledger, drain (I11, I14, I15, I16)', () => {
       expect((await settled(h.scheduler.merge, first)).returnvalue).toMatchObject({ status: 'done' });
       const follow = await settled(h.scheduler.merge, behind);
       expect(follow.data).toEqual({ table: 'dedup', manual: true });
-      expect(follow.returnvalue).toEqual({ status: 'done', result: { merged: [], lanceVersion: null } });
+      expect(follow.returnvalue).toEqual({
+        status: 'done',
+        result: { merged: [], lanceVersion: null, rolledBack: [] },
+      });
     });
 
     it('a manual request replaces a merge waiting out its backoff, so it runs now', async () => {
