@@ -3,6 +3,7 @@
  * date, and versions older than the oldest one a read may still use removed. Lance never
  * removes the latest version, nor files a kept version references.
  */
+import { SluiceError } from '../errors.ts';
 import type { PreparedBase } from './merge-commit.ts';
 
 /**
@@ -22,6 +23,17 @@ export async function optimizeDataset(
   const versions = await prepared.handle.listVersions();
   // A version already gone leaves nothing to protect: the oldest left is the cutoff, removing none.
   const kept = (versions.find((v) => v.version === keepFrom) ?? versions[0])?.timestamp.getTime() ?? 0;
-  await prepared.handle.optimize({ cleanupOlderThan: new Date(kept - slackMs) });
+  try {
+    await prepared.handle.optimize({ cleanupOlderThan: new Date(kept - slackMs) });
+  } catch (err) {
+    throw isCommitConflict(err)
+      ? new SluiceError('STORE_CONFLICT', 'a commit on the base preempted the optimize', {}, { cause: err })
+      : err;
+  }
   return prepared.handle.version();
+}
+
+/** Lance refused the optimize's commit for one that landed meanwhile ("Retryable commit conflict", "Incompatible transaction"). */
+function isCommitConflict(err: unknown): boolean {
+  return err instanceof Error && /commit conflict|incompatible transaction/i.test(err.message);
 }

@@ -24,19 +24,43 @@ export interface OptimizeDeps {
 export interface OptimizeOutcome {
   /** The Lance version recorded by this optimize, or null when it recorded none. */
   lanceVersion: number | null;
+  /** Tries whose commit a merge's commit preempted (each tried again, up to a bound). */
+  conflicts: number;
 }
+
+/**
+ * A merge that commits while Lance rewrites the fragments it touched preempts the
+ * optimize's commit. That is Sluice's own work, not a failure: the optimize is tried
+ * again on the new version, and after this many tries it records nothing and waits for
+ * its next turn, without counting against the table's cooldown.
+ */
+const OPTIMIZE_TRIES = 3;
 
 export function optimizeDue(mergesSinceOptimize: number, table: TableDef): boolean {
   return mergesSinceOptimize >= table.settings.optimizeAfterMerges;
 }
 
+type OptimizeOptions = MergeOptions & { graceMs: number; slackMs: number; now?: number };
+
 export async function runOptimize(
   deps: OptimizeDeps,
   table: TableDef,
-  options: MergeOptions & { graceMs: number; slackMs: number; now?: number },
+  options: OptimizeOptions,
 ): Promise<OptimizeOutcome> {
+  for (let conflicts = 0; ; conflicts++) {
+    try {
+      return { lanceVersion: await optimizeOnce(deps, table, options), conflicts };
+    } catch (err) {
+      if (!isSluiceError(err, 'STORE_CONFLICT')) throw err;
+      if (conflicts + 1 >= OPTIMIZE_TRIES) return { lanceVersion: null, conflicts: conflicts + 1 };
+    }
+  }
+}
+
+/** The version this optimize recorded, or null when it recorded none. */
+async function optimizeOnce(deps: OptimizeDeps, table: TableDef, options: OptimizeOptions): Promise<number | null> {
   const base = await deps.bases.read(table.name, options.signal);
-  if (base.lanceVersion === null) return { lanceVersion: null };
+  if (base.lanceVersion === null) return null;
   const keepFrom = await oldestReadable(deps, table.name, options.graceMs, options.now ?? Date.now());
   const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
   options.onProgress?.('read');
@@ -48,7 +72,7 @@ export async function runOptimize(
     // A zombie's commit landed among the optimize's own, which then built on it: nothing of
     // it may be recorded, and the latest version goes back to the recorded content.
     await prepareBase(deps.datasets, table, (await deps.bases.read(table.name, options.signal)).lanceVersion);
-    return { lanceVersion: null };
+    return null;
   }
   try {
     const { changed } = await deps.bases.update(
@@ -57,10 +81,10 @@ export async function runOptimize(
       options.signal,
     );
     options.onProgress?.('commit');
-    return { lanceVersion: changed ? lanceVersion : null };
+    return changed ? lanceVersion : null;
   } catch (err) {
     // A merge recorded meanwhile; the next optimize starts from its version.
-    if (isSluiceError(err, 'FENCED')) return { lanceVersion: null };
+    if (isSluiceError(err, 'FENCED')) return null;
     throw err;
   }
 }
