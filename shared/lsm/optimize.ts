@@ -58,7 +58,11 @@ export async function runOptimize(
 }
 
 /** The version this optimize recorded, or null when it recorded none. */
-async function optimizeOnce(deps: OptimizeDeps, table: TableDef, options: OptimizeOptions): Promise<number | null> {
+async function optimizeOnce(
+  deps: OptimizeDeps,
+  table: TableDef,
+  options: OptimizeOptions,
+): Promise<number | null> {
   const base = await deps.bases.read(table.name, options.signal);
   if (base.lanceVersion === null) return null;
   const keepFrom = await oldestReadable(deps, table.name, options.graceMs, options.now ?? Date.now());
