@@ -8,21 +8,22 @@
  * A function URL is reachable by anyone who knows it, so without tokens the handler
  * refuses to start rather than serve with auth off.
  */
+import { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
 import { openRuntime } from '../runtime/runtime.ts';
 import { type Config, loadConfig } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
-import { createLogger } from '../shared/log.ts';
+import { createLogger, type Logger } from '../shared/log.ts';
 import { assertConditionalWrites } from '../shared/store/conditional-probe.ts';
 import { warnUnknownEnv } from '../shared/unknown-env.ts';
 import { openApi } from './app.ts';
+import { errorResponse } from './errors.ts';
+import type { Env } from './request.ts';
 
 export type LambdaHandler = ReturnType<typeof handle>;
 
 export interface LambdaApi {
   readonly handler: LambdaHandler;
-  /** Settles once the store has shown it honours conditional writes; rejects, and every event fails, if not. */
-  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,11 +38,8 @@ export function openLambda(config: Config): LambdaApi {
   warnUnknownEnv(log);
   const runtime = openRuntime(config, log);
   const api = openApi(runtime);
-  const ready = assertConditionalWrites(runtime.parts.store);
-  ready.catch((err: unknown) => log.fatal({ err }, 'the object store is not safe to run on'));
   return {
-    handler: handle(api.app),
-    ready,
+    handler: handle(onSafeStore(api.app, assertConditionalWrites(runtime.parts.store), log)),
     async close() {
       await api.close();
       await runtime.close();
@@ -51,8 +49,23 @@ export function openLambda(config: Config): LambdaApi {
 
 let opened: LambdaApi | undefined;
 
-export const handler: LambdaHandler = async (event, context) => {
+export const handler: LambdaHandler = (event, context) => {
   opened ??= openLambda(loadConfig());
-  await opened.ready;
   return opened.handler(event, context);
 };
+
+/**
+ * Every route but liveness waits for the store's conditional-write probe, and fails with
+ * its error (STORE_UNSAFE) if the store ignores them: nothing is accepted before.
+ */
+function onSafeStore(app: Hono<Env>, probed: Promise<void>, log: Logger): Hono<Env> {
+  probed.catch((err: unknown) => log.fatal({ err }, 'the object store is not safe to run on'));
+  const gated = new Hono<Env>();
+  gated.use(async (c, next) => {
+    if (c.req.path !== '/healthz') await probed;
+    await next();
+  });
+  gated.onError(errorResponse);
+  gated.route('/', app);
+  return gated;
+}
