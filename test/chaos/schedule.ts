@@ -62,6 +62,7 @@ const KEYS = {
 
 /** The base's own objects: Lance's data, deletion, index, transaction and version files. */
 const BASE_KEYS = `${prefixGlob((table) => baseDatasetKey(table, ''), '*', '*')}**`;
+const BASE_VERSIONS = `${prefixGlob((table) => baseDatasetKey(table, '_versions/'), '*', '*')}*`;
 
 const WRITES = ['put', 'putIfAbsent', 'putIfMatch'] as const;
 
@@ -140,7 +141,17 @@ function optimizerFaults(random: () => number, timing: ScheduleTiming): ProcessF
 function baseEpisodes(random: () => number, timing: ScheduleTiming): FaultEpisode[] {
   const between = (low: number, high: number) => Math.round(low + random() * (high - low));
   const end = timing.leadMs + timing.windowMs;
-  const episodes: FaultEpisode[] = [];
+  // Lance commits a version on every merge: the answers to the first two are lost for sure.
+  const episodes: FaultEpisode[] = [
+    {
+      atMs: timing.leadMs,
+      forMs: timing.windowMs - 1,
+      key: BASE_VERSIONS,
+      op: 'putIfAbsent',
+      fault: 'lostAck',
+      times: 2,
+    },
+  ];
   for (let at = timing.leadMs + between(500, 2_000); at < end; at += between(1_500, 4_000)) {
     const roll = random();
     const episode: FaultEpisode =

@@ -373,53 +373,39 @@ describeObjectStoreConformance('file system', async () => {
   return { store: dir.fsStore(), cleanup: () => dir.cleanup() };
 });
 
-describe('S3 store on a loopback S3 server', () => {
-  let server: S3TestServer;
+/** The conformance suite on an S3 store over the S3 test server, every test under a prefix of its own. */
+function describeS3Conformance(title: string, name: string, express: boolean): void {
+  describe(title, () => {
+    let server: S3TestServer;
 
-  beforeAll(async () => {
-    server = await startS3Server();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  describeObjectStoreConformance('S3', async () => {
-    // Every test gets its own key prefix in the shared bucket.
-    const store = new S3Store({
-      bucket: server.bucket,
-      prefix: `run-${randomUUID()}/`,
-      endpoint: server.endpoint,
-      region: server.region,
-      forcePathStyle: true,
-      credentials: server.credentials,
+    beforeAll(async () => {
+      server = await startS3Server({ express });
     });
-    return { store, cleanup: async () => {} };
-  });
-});
-
-describe('S3 store on an S3 Express-like bucket (listings in no key order, no StartAfter)', () => {
-  let server: S3TestServer;
-
-  beforeAll(async () => {
-    server = await startS3Server({ express: true });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  describeObjectStoreConformance('S3 express', async () => {
-    const store = new S3Store({
-      bucket: server.bucket,
-      prefix: `run-${randomUUID()}/`,
-      endpoint: server.endpoint,
-      region: server.region,
-      forcePathStyle: true,
-      credentials: server.credentials,
-      unorderedListing: true,
+    afterAll(async () => {
+      await server?.stop();
     });
-    return { store, cleanup: async () => {} };
+
+    describeObjectStoreConformance(name, async () => {
+      const store = new S3Store({
+        bucket: server.bucket,
+        prefix: `run-${randomUUID()}/`,
+        endpoint: server.endpoint,
+        region: server.region,
+        forcePathStyle: true,
+        credentials: server.credentials,
+        unorderedListing: express,
+      });
+      return { store, cleanup: async () => {} };
+    });
   });
-});
+}
+
+describeS3Conformance('S3 store on a loopback S3 server', 'S3', false);
+describeS3Conformance(
+  'S3 store on an S3 Express-like bucket (listings in no key order, no StartAfter)',
+  'S3 express',
+  true,
+);
 
 describe('file system store', () => {
   let dir: TempDir;

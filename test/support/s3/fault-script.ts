@@ -6,22 +6,11 @@
  * A rule may hold for a window of time, fire with a probability, or a bounded number of
  * times. Random draws come from a seeded generator, so a script replays.
  */
-import { globToRegExp } from '../../../shared/store/faulty-store.ts';
+import { globToRegExp, STORE_OPS } from '../../../shared/store/faulty-store.ts';
 import { seededRandom } from '../random.ts';
 
-/** Request kinds, named as the store's operations are (a put by its condition). */
-export const S3_OPS = [
-  'get',
-  'head',
-  'put',
-  'putIfAbsent',
-  'putIfMatch',
-  'list',
-  'delete',
-  'deleteMany',
-  'copy',
-  'multipart',
-] as const;
+/** Request kinds: the store's operations (a put by its condition), and the S3 calls only Lance makes. */
+export const S3_OPS = [...STORE_OPS, 'deleteMany', 'copy', 'multipart'] as const;
 export type S3Op = (typeof S3_OPS)[number];
 
 export type S3Fault = 'slowDown' | 'internalError' | 'conditionalConflict' | 'lostAnswer' | 'reset';
