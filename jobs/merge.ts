@@ -1,10 +1,47 @@
 /**
- * Merge job (docs/design.md, "Merge"): committed L0
- * generations of one table into its base (I11, I12, I14, I16).
+ * The merge-lane job (docs/design.md, "Merge"): one table's merge, then its optimize when
+ * due (shared/scheduler/merge-lane.ts). This file only reads the job: progress goes to the
+ * job, the error to retry or fail (job-failure.ts).
  */
+import type { Job } from 'bullmq';
+import type { TableJobData } from '../queue/queues.ts';
+import { toSluiceError } from '../shared/errors.ts';
 import type { Sluice } from '../shared/sluice.ts';
-import { tableWorkProcessor } from './table-work-job.ts';
+import type { WorkProgress } from '../shared/work/work-progress.ts';
+import { jobOutcome } from './job-failure.ts';
+import { queueWaitMs } from './queue-wait.ts';
 
 export function mergeProcessor(sluice: Sluice) {
-  return tableWorkProcessor(sluice, 'merge', (table, options) => sluice.tableWork.merge(table, options));
+  return async (job: Job<TableJobData>) => {
+    const { table, manual } = job.data;
+    const log = sluice.log.child({ queue: job.queueName, jobId: job.id, table, manual });
+    log.debug({ attempt: job.attemptsMade + 1 }, 'merge started');
+    const started = performance.now();
+    const onWorkProgress = (next: WorkProgress) => {
+      // Progress is for people watching; a Redis hiccup while reporting it must not fail the work.
+      job.updateProgress({ ...next }).catch((err: unknown) => log.debug({ err }, 'progress not reported'));
+    };
+    try {
+      const result = await sluice.tableWork.runLane({
+        table,
+        queueWaitMs: queueWaitMs(job),
+        log,
+        onWorkProgress,
+      });
+      if (result.status === 'done') {
+        const durationMs = Math.round(performance.now() - started);
+        log.info({ ...result.merged, pending: result.pending, durationMs }, 'merge done');
+      }
+      return result;
+    } catch (err) {
+      const error = toSluiceError(err);
+      if (error.code === 'TABLE_NOT_FOUND') {
+        log.info('table dropped; nothing to do');
+        return { status: 'dropped' as const };
+      }
+      throw jobOutcome(job, error);
+    } finally {
+      log.debug('merge ended');
+    }
+  };
 }

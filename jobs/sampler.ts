@@ -11,7 +11,7 @@ import { QUEUE, queueJobCounts } from '../queue/queues.ts';
 import type { Sluice } from '../shared/sluice.ts';
 
 export interface SamplerProcessor {
-  run(job: Job): Promise<{ sampled: number; merges: number; compactions: number }>;
+  run(job: Job): Promise<{ sampled: number; merges: number; optimizes: number }>;
   close(): Promise<void>;
 }
 
@@ -24,7 +24,7 @@ export function samplerProcessor(sluice: Sluice): SamplerProcessor {
       return {
         sampled: report.sampled,
         merges: report.merges.length,
-        compactions: report.compactions.length,
+        optimizes: report.optimizes.length,
       };
     },
     async close() {

@@ -9,7 +9,6 @@ import { BACKOFF_TYPE, backoffDelay } from '../queue/retry-policy.ts';
 import { keepSamplerScheduled } from '../queue/sampler-schedule.ts';
 import type { Sluice } from '../shared/sluice.ts';
 import { ActiveJobs } from './active-jobs.ts';
-import { compactProcessor } from './compact.ts';
 import { flushFailureHandler, flushProcessor } from './flush.ts';
 import { mergeProcessor } from './merge.ts';
 import { observeQueueWait } from './queue-wait.ts';
@@ -59,7 +58,6 @@ export function startWorkers(sluice: Sluice, queues: readonly WorkerQueue[]): Wo
     [QUEUE.seal]: worker(QUEUE.seal, sealProcessor(sluice), sizes.sealConcurrency),
     [QUEUE.flush]: worker(QUEUE.flush, flushProcessor(sluice, deadLetters), sizes.flushConcurrency),
     [QUEUE.merge]: worker(QUEUE.merge, mergeProcessor(sluice), sizes.mergeConcurrency),
-    [QUEUE.compact]: worker(QUEUE.compact, compactProcessor(sluice), sizes.compactConcurrency),
     [QUEUE.sampler]: () => {
       const sampler = samplerProcessor(sluice);
       const running = worker(QUEUE.sampler, sampler.run, 1)();

@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
-import type { WorkKind } from '../shared/scheduler/contracts.ts';
 import { isWorkProgress } from '../shared/work/work-progress.ts';
 import type { FlushRetry, SealRequest, WorkScheduler } from '../shared/work/work-scheduler.ts';
 import type { WorkState, WorkStatus } from '../shared/work/work-status.ts';
 import { openQueue } from './open-queue.ts';
 import {
   flushJobOptions,
+  mergeLaneId,
   QUEUE,
   type ShardJobData,
   sealJobOptions,
@@ -23,13 +23,11 @@ export class BullmqWorkScheduler implements WorkScheduler {
   readonly seal: Queue<ShardJobData>;
   readonly flush: Queue<ShardJobData>;
   readonly merge: Queue<TableJobData>;
-  readonly compact: Queue<TableJobData>;
 
   constructor(private readonly config: Config) {
     this.seal = openQueue<ShardJobData>(config, QUEUE.seal);
     this.flush = openQueue<ShardJobData>(config, QUEUE.flush);
     this.merge = openQueue<TableJobData>(config, QUEUE.merge);
-    this.compact = openQueue<TableJobData>(config, QUEUE.compact);
   }
 
   async requestSeal(table: string, shard: number, request: SealRequest): Promise<void> {
@@ -42,50 +40,38 @@ export class BullmqWorkScheduler implements WorkScheduler {
     await this.flush.add('flush', data, flushJobOptions(data, this.config, retry));
   }
 
-  requestMerge(table: string, options: { manual: boolean }): Promise<string> {
-    return this.requestTableWork(this.merge, QUEUE.merge, { table, manual: options.manual });
-  }
-
-  requestCompact(table: string): Promise<string> {
-    return this.requestTableWork(this.compact, QUEUE.compact, { table, manual: false });
-  }
-
-  async workStatus(kind: WorkKind, table: string, id: string): Promise<WorkStatus | null> {
-    const queue = kind === 'merge' ? this.merge : this.compact;
-    const job = await queue.getJob(id);
-    if (job) return job.data.table === table ? await statusOf(queue, job, table) : null;
-    return (await this.queuedBehindActive(queue, kind, table)) === id ? queuedStatus(id, table) : null;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([this.seal.close(), this.flush.close(), this.merge.close(), this.compact.close()]);
-  }
-
   /**
    * The id of the job that will do the work: a new job, the one already waiting for it, or
    * — when one is running — the follow-up BullMQ starts under this request's id once it ends.
    */
-  private async requestTableWork(
-    queue: Queue<TableJobData>,
-    kind: WorkKind,
-    data: TableJobData,
-  ): Promise<string> {
+  async requestMerge(table: string, options: { manual: boolean }): Promise<string> {
+    const data = { table, manual: options.manual };
     const jobId = randomUUID();
-    const job = await queue.add(kind, data, tableWorkJobOptions(kind, data, jobId));
+    const job = await this.merge.add(QUEUE.merge, data, tableWorkJobOptions(data, jobId));
     const existing = String(job.id);
     if (existing === jobId) return jobId;
     const folded =
-      (await queue.getJobState(existing)) === 'active' || (await queue.getJob(jobId)) !== undefined;
+      (await this.merge.getJobState(existing)) === 'active' || (await this.merge.getJob(jobId)) !== undefined;
     return folded ? jobId : existing;
+  }
+
+  async workStatus(table: string, id: string): Promise<WorkStatus | null> {
+    const job = await this.merge.getJob(id);
+    if (job) return job.data.table === table ? await statusOf(this.merge, job, table) : null;
+    return (await this.queuedBehindActive(table)) === id ? queuedStatus(id, table) : null;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.seal.close(), this.flush.close(), this.merge.close()]);
   }
 
   /**
    * The id of the follow-up stored while the table's job runs (`keepLastIfActive`): BullMQ
    * keeps it as a proto-job under `dn:<deduplication id>` until the running one ends.
    */
-  private async queuedBehindActive(queue: Queue<TableJobData>, kind: WorkKind, table: string) {
-    const client = await queue.backend.client;
-    return client.hget(queue.toKey(`dn:${kind}/${table}`), 'jid');
+  private async queuedBehindActive(table: string) {
+    const client = await this.merge.backend.client;
+    return client.hget(this.merge.toKey(`dn:${mergeLaneId(table)}`), 'jid');
   }
 }
 

@@ -4,7 +4,6 @@
  */
 import type { JobsOptions, Queue, QueueBaseOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
-import type { WorkKind } from '../shared/scheduler/contracts.ts';
 import type { FlushRetry } from '../shared/work/work-scheduler.ts';
 import { queueConnection } from './queue-connection.ts';
 import { attemptsFor, BACKOFF_TYPE } from './retry-policy.ts';
@@ -13,14 +12,13 @@ export const QUEUE = {
   seal: 'seal',
   flush: 'flush',
   merge: 'merge',
-  compact: 'compact',
   sampler: 'sampler',
   deadLetter: 'dead-letter',
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
-export const WORKER_QUEUES = [QUEUE.seal, QUEUE.flush, QUEUE.merge, QUEUE.compact, QUEUE.sampler] as const;
+export const WORKER_QUEUES = [QUEUE.seal, QUEUE.flush, QUEUE.merge, QUEUE.sampler] as const;
 export type WorkerQueue = (typeof WORKER_QUEUES)[number];
 
 /** The data of every seal and flush job: its target shard. */
@@ -33,10 +31,10 @@ export function shardTarget(data: ShardJobData): string {
   return `${data.table}/${data.shard}`;
 }
 
-/** The data of every merge and compaction job: its target table. */
+/** The data of every merge-lane job (a merge, then an optimize when due): its target table. */
 export interface TableJobData {
   table: string;
-  /** Asked for by an operator (POST /v1/tables/{t}/merge) rather than by the scheduler. */
+  /** Asked for by an operator (POST /v1/tables/{t}/merge or /optimize) rather than by the scheduler. */
   manual: boolean;
 }
 
@@ -113,21 +111,27 @@ export function flushJobOptions(data: ShardJobData, config: Config, retry?: Flus
   };
 }
 
-/** The first retry of a failed merge or compaction waits this long, the second twice as long. */
+/** The first retry of a failed merge-lane job waits this long, the second twice as long. */
 export const TABLE_WORK_BACKOFF_MS = 2000;
 
+/** The deduplication id of a table's merge lane: merges and optimizes of one table share it. */
+export function mergeLaneId(table: string): string {
+  return `merge/${table}`;
+}
+
 /**
- * Merge and compaction: at most one job per (kind, table) exists (I12), folded like flush.
- * BullMQ retries only twice (2 s, then 4 s: Lance's retryable class): the failure ledger is
- * the durable budget (I15), and the scheduler asks again once a cooldown ends. A manual
- * request replaces a job that is waiting out its backoff, so "merge now" means now.
+ * The merge lane: at most one job per table exists (I12), folded like flush, so a merge and an
+ * optimize of one table never run at once. BullMQ retries only twice (2 s, then 4 s: Lance's
+ * retryable class): the failure ledger is the durable budget (I15), and the scheduler asks
+ * again once a cooldown ends. A manual request replaces a job that is waiting out its
+ * backoff, so "merge now" means now.
  */
-export function tableWorkJobOptions(kind: WorkKind, data: TableJobData, jobId: string): JobsOptions {
+export function tableWorkJobOptions(data: TableJobData, jobId: string): JobsOptions {
   return {
     ...KEEP_FINISHED,
     jobId,
     attempts: 3,
     backoff: { type: 'exponential', delay: TABLE_WORK_BACKOFF_MS },
-    deduplication: { id: `${kind}/${data.table}`, keepLastIfActive: true, replace: data.manual },
+    deduplication: { id: mergeLaneId(data.table), keepLastIfActive: true, replace: data.manual },
   };
 }

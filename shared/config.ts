@@ -16,8 +16,14 @@ export const TableSettingsSchema = z
     mergeAfterGenerations: int().default(8),
     /** Age of the oldest committed-unmerged generation that triggers a merge; 0 turns it off. */
     mergeAfterSeconds: int().default(300),
-    maxGenerationsPerMerge: int(1).default(8),
-    maxBytesPerMerge: int(1).default(1024 * 1024 * 1024),
+    /**
+     * A merge takes the oldest committed generations up to these bounds (always at least
+     * one): rows and bytes bound its memory and its time, the generation count the files it
+     * opens. A table that is behind merges back to back in batches this big (docs/design.md, "Merge").
+     */
+    maxGenerationsPerMerge: int(1).default(1024),
+    maxRowsPerMerge: int(1).default(1_000_000),
+    maxBytesPerMerge: int(1).default(256 * 1024 * 1024),
     /** How long a seal waits after the first unsealed write, to batch a burst into one generation. */
     sealDelayMs: int().default(200),
     /**
@@ -29,6 +35,10 @@ export const TableSettingsSchema = z
     maxGenerationRows: int(1).default(1_000_000),
     /** Merges recorded since the last optimize (Lance's compaction, index update and cleanup) that trigger one. */
     optimizeAfterMerges: int(1).default(8),
+    /** Base rows no index covers yet that trigger an optimize while merges are still behind. */
+    optimizeAfterUnindexedRows: int(1).default(1_000_000),
+    /** Small fragments (Lance's own measure) in the base that trigger an optimize. */
+    optimizeAfterSmallFragments: int(1).default(16),
   })
   .strict();
 
@@ -141,9 +151,8 @@ export const ConfigSchema = z.object({
     .object({
       sealConcurrency: int(1).default(16),
       flushConcurrency: int(1).default(8),
-      /** Merges (and compactions) of different tables at once per worker process; one table never runs two (I12). */
+      /** Merge-lane jobs (merges and optimizes) of different tables at once per worker process; one table never runs two (I12). */
       mergeConcurrency: int(1).default(2),
-      compactConcurrency: int(1).default(1),
       /** How long a worker holds a job's lock between renewals; a dead worker's job is redelivered after it. */
       lockDurationMs: int(1000).default(30_000),
       stalledIntervalMs: int(1000).default(30_000),
@@ -238,7 +247,6 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_SEAL_CONCURRENCY', 'workers.sealConcurrency'],
   ['SLUICE_FLUSH_CONCURRENCY', 'workers.flushConcurrency'],
   ['SLUICE_MERGE_CONCURRENCY', 'workers.mergeConcurrency'],
-  ['SLUICE_COMPACT_CONCURRENCY', 'workers.compactConcurrency'],
   ['SLUICE_LOCK_DURATION_MS', 'workers.lockDurationMs'],
   ['SLUICE_STALLED_INTERVAL_MS', 'workers.stalledIntervalMs'],
   ['SLUICE_MAX_STALLED_COUNT', 'workers.maxStalledCount'],

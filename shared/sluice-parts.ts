@@ -17,6 +17,7 @@ import type { SealWatch } from './redis/seal-watch.ts';
 import type { SeqAllocation } from './redis/seq-allocation.ts';
 import type { DrainFlags } from './scheduler/drain.ts';
 import type { FailureLedger } from './scheduler/failure-ledger.ts';
+import type { OptimizeRequests } from './scheduler/optimize-requests.ts';
 import type { SamplerIndex } from './scheduler/sampler-index.ts';
 import type { ObjectStore } from './store/object-store.ts';
 import type { TableCatalog } from './table/catalog.ts';
@@ -45,6 +46,7 @@ export interface SluiceParts {
   readonly sealWatch: SealWatch;
   readonly ledger: FailureLedger;
   readonly drains: DrainFlags;
+  readonly optimizeRequests: OptimizeRequests;
   readonly drops: TableDrops;
   /** The live definition of a table: TABLE_NOT_FOUND once it is dropped (table-lookup.ts). */
   table(name: string): Promise<TableDef>;

@@ -19,6 +19,7 @@ import { SealWatch } from './redis/seal-watch.ts';
 import { SeqAllocation } from './redis/seq-allocation.ts';
 import { DrainFlags } from './scheduler/drain.ts';
 import { FailureLedger } from './scheduler/failure-ledger.ts';
+import { OptimizeRequests } from './scheduler/optimize-requests.ts';
 import { SamplerIndex } from './scheduler/sampler-index.ts';
 import { Reads } from './services/reads.ts';
 import { Sampler } from './services/sampler.ts';
@@ -93,6 +94,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     sealWatch,
     ledger: new FailureLedger({ redis, prefix, settings: config.scheduler, log }),
     drains: new DrainFlags({ redis, prefix, store }),
+    optimizeRequests: new OptimizeRequests(redis, prefix),
     drops,
     table: (name) => lookup.get(name),
     tableForWrite: (name) => lookup.forWrite(name),

@@ -374,9 +374,34 @@ export const API_ROUTES: RouteConfig[] = [
   }),
   route({
     method: 'post',
+    path: '/v1/tables/{t}/optimize',
+    operationId: 'optimizeTable',
+    summary:
+      "Optimize the base now (Lance's compaction, index update and version cleanup), after merging what is pending; runs in the table's merge lane and is never gated by a cooldown",
+    scope: 'admin',
+    request: { params: TableParamsSchema },
+    ok: {
+      202: json('The merge-lane job that will run it', MergeRequestedSchema, {
+        Location: { description: 'Its status', schema: { type: 'string' } },
+      }),
+    },
+    codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'TABLE_DRAINED'],
+  }),
+  route({
+    method: 'get',
+    path: '/v1/tables/{t}/optimize/{jobId}',
+    operationId: 'optimizeStatus',
+    summary: 'The state and result of an optimize job',
+    scope: 'admin',
+    request: { params: JobParamsSchema },
+    ok: { 200: json('The merge-lane job', MergeStatusSchema) },
+    codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'JOB_NOT_FOUND'],
+  }),
+  route({
+    method: 'post',
     path: '/v1/tables/{t}/drain',
     operationId: 'drainTable',
-    summary: 'Stop (`true`) or resume (`false`) new merges and compactions of the table',
+    summary: 'Stop (`true`) or resume (`false`) new merges and optimizes of the table',
     scope: 'admin',
     request: {
       params: TableParamsSchema,

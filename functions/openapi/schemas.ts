@@ -252,6 +252,44 @@ export const MergeProgressSchema = z
   })
   .openapi('MergeProgress');
 
+const BacklogSchema = z
+  .object({
+    generations: z.number().int(),
+    rows: z.number().int(),
+    oldestCommittedAt: z.number().int().nullable().openapi({ description: 'ms since the epoch' }),
+  })
+  .openapi('Backlog');
+
+const LaneOptimizeSchema = z
+  .object({
+    reason: z.enum(['requested', 'merges', 'small-fragments', 'unindexed-rows', 'caught-up']),
+    lanceVersion: z.number().int().nullable().optional(),
+    conflicts: z.number().int().optional(),
+    skipped: z.enum(['cooldown', 'drained']).optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  })
+  .openapi('LaneOptimize', {
+    description:
+      'The optimize this job ran after its merge and why: its recorded Lance version (null: a merge preempted it every try), or why it was skipped, or its error.',
+  });
+
+export const MergeLaneResultSchema = z
+  .object({
+    status: z.enum(['done', 'drained', 'dropped']),
+    merged: z
+      .object({
+        generations: z.number().int(),
+        rows: z.number().int(),
+        lanceVersion: z.number().int().nullable(),
+      })
+      .optional(),
+    pending: BacklogSchema.optional().openapi({
+      description: 'Committed generations still pending after this merge; 0 generations: caught up',
+    }),
+    optimize: LaneOptimizeSchema.nullable().optional(),
+  })
+  .openapi('MergeLaneResult');
+
 export const MergeStatusSchema = z
   .object({
     id: z.string(),
@@ -261,7 +299,7 @@ export const MergeStatusSchema = z
       example: 'active',
     }),
     progress: MergeProgressSchema.nullable(),
-    result: z.unknown(),
+    result: MergeLaneResultSchema.nullable(),
     failedReason: z.string().nullable(),
     createdAt: timestamp.nullable(),
     finishedAt: timestamp.nullable(),

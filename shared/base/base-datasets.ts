@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { TableDef } from '../table/table-def.ts';
+import { type BaseHealth, measureBase } from './base-health.ts';
 import { BASE_TABLE_NAME, datasetLocation } from './dataset-location.ts';
 import { commitsBetween, type LanceCommit } from './lance-commits.ts';
 import { type LanceTable, lanceDb, toLanceArrow } from './lance-module.ts';
@@ -67,6 +68,18 @@ export class BaseDatasets {
       await ensureKey(handle, table);
     });
     return handle;
+  }
+
+  /** The latest version's fragments and index coverage; null while the table has no base yet. */
+  async health(table: TableDef): Promise<BaseHealth | null> {
+    const db = await this.connect(table);
+    if (!(await db.tableNames()).includes(BASE_TABLE_NAME)) return null;
+    const handle = await db.openTable(BASE_TABLE_NAME);
+    try {
+      return await measureBase(handle);
+    } finally {
+      handle.close();
+    }
   }
 
   /** A read-only handle at `version`, shared by every read of that version. */

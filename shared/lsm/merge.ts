@@ -19,6 +19,7 @@ import type { ObjectStore } from '../store/object-store.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { OP_DELETE, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
+import { type Backlog, backlogOf } from './backlog.ts';
 import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
 import { commitMerge, type MergedRange } from './base-transitions.ts';
 import { lastWritePerKey } from './last-write-per-key.ts';
@@ -53,6 +54,10 @@ export interface MergeOptions {
 
 export interface MergeOutcome {
   merged: MergedRange[];
+  /** Rows of the generations merged (every write, before the newest per key is taken). */
+  rows: number;
+  /** What the merge left pending on the shards it may merge: it was planned with everything up to its bounds. */
+  left: Backlog;
   /** The Lance version recorded by this merge, or null when it recorded none. */
   lanceVersion: number | null;
   /** Unrecorded commits on the base that may have changed rows or the schema, undone before merging. */
@@ -62,6 +67,8 @@ export interface MergeOutcome {
 export interface MergePlan {
   ranges: MergedRange[];
   inputs: Array<{ shard: number; generation: CommittedGeneration }>;
+  /** The committed generations the plan did not take. */
+  left: Backlog;
 }
 
 /** Committed generations not yet in the base, per shard, oldest first; poisoned shards are left as they are. */
@@ -75,33 +82,43 @@ export function unmergedGenerations(base: BaseManifest, shards: ShardManifest[])
 }
 
 /**
- * Picks at most `maxGenerationsPerMerge` generations and about `maxBytesPerMerge`, oldest
- * commit first across shards; per shard always a contiguous range right after its
- * watermark. At least one generation is taken when any is pending.
+ * Picks generations oldest commit first across shards, up to `maxGenerationsPerMerge`,
+ * `maxRowsPerMerge` and `maxBytesPerMerge`; per shard always a contiguous range right after
+ * its watermark. At least one generation is taken when any is pending.
  */
 export function planMerge(table: TableDef, base: BaseManifest, shards: ShardManifest[]): MergePlan {
+  const { maxGenerationsPerMerge, maxRowsPerMerge, maxBytesPerMerge } = table.settings;
   const queues = unmergedGenerations(base, shards).filter((q) => q.pending.length > 0);
   const taken = new Map<number, CommittedGeneration[]>();
   let bytes = 0;
+  let rows = 0;
   let count = 0;
   for (;;) {
     const next = queues
       .map((q) => ({ shard: q.shard, generation: q.pending[taken.get(q.shard)?.length ?? 0] }))
       .filter((c): c is { shard: number; generation: CommittedGeneration } => c.generation !== undefined)
       .sort((a, b) => a.generation.committedAt.localeCompare(b.generation.committedAt))[0];
-    if (!next || count >= table.settings.maxGenerationsPerMerge) break;
-    if (count > 0 && bytes + next.generation.bytes > table.settings.maxBytesPerMerge) break;
-    taken.set(next.shard, [...(taken.get(next.shard) ?? []), next.generation]);
-    bytes += next.generation.bytes;
+    if (!next || count >= maxGenerationsPerMerge) break;
+    const { generation } = next;
+    if (
+      count > 0 &&
+      (bytes + generation.bytes > maxBytesPerMerge || rows + generation.rows > maxRowsPerMerge)
+    ) {
+      break;
+    }
+    taken.set(next.shard, [...(taken.get(next.shard) ?? []), generation]);
+    bytes += generation.bytes;
+    rows += generation.rows;
     count++;
   }
+  const left = backlogOf(queues.flatMap((q) => q.pending.slice(taken.get(q.shard)?.length ?? 0)));
   const ranges = [...taken].map(([shard, gens]) => ({
     shard,
     from: gens[0]!.generation,
     to: gens.at(-1)!.generation,
   }));
   const inputs = [...taken].flatMap(([shard, gens]) => gens.map((generation) => ({ shard, generation })));
-  return { ranges: ranges.sort((a, b) => a.shard - b.shard), inputs };
+  return { ranges: ranges.sort((a, b) => a.shard - b.shard), inputs, left };
 }
 
 const MAX_PLANS = 4;
@@ -120,7 +137,9 @@ export async function runMerge(
       ),
     );
     const plan = planMerge(table, base, shards);
-    if (plan.inputs.length === 0) return { merged: [], lanceVersion: null, rolledBack };
+    const rows = plan.inputs.reduce((sum, i) => sum + i.generation.rows, 0);
+    const nothing = { merged: [], rows: 0, left: plan.left, lanceVersion: null, rolledBack };
+    if (plan.inputs.length === 0) return nothing;
     options.onWorkProgress?.(
       progressOf(
         plan.inputs.map((i) => i.generation),
@@ -153,9 +172,7 @@ export async function runMerge(
       );
       options.onProgress?.('commit');
       // Unchanged: a concurrent run of the same merge recorded these generations first.
-      return changed
-        ? { merged: plan.ranges, lanceVersion, rolledBack }
-        : { merged: [], lanceVersion: null, rolledBack };
+      return changed ? { merged: plan.ranges, rows, left: plan.left, lanceVersion, rolledBack } : nothing;
     } catch (err) {
       if (!isSluiceError(err, 'FENCED')) throw err;
     }

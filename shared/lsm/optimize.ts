@@ -8,6 +8,7 @@
  * stored a grace period ago.
  */
 import type { BaseDatasets } from '../base/base-datasets.ts';
+import { type BaseHealth, unindexedRows } from '../base/base-health.ts';
 import { prepareBase } from '../base/merge-commit.ts';
 import { optimizeDataset } from '../base/optimize-dataset.ts';
 import { isSluiceError } from '../errors.ts';
@@ -38,6 +39,36 @@ const OPTIMIZE_TRIES = 3;
 
 export function optimizeDue(mergesSinceOptimize: number, table: TableDef): boolean {
   return mergesSinceOptimize >= table.settings.optimizeAfterMerges;
+}
+
+/** Why a merge-lane job optimizes after its merge. */
+export type OptimizeReason = 'requested' | 'merges' | 'small-fragments' | 'unindexed-rows' | 'caught-up';
+
+export interface LaneState {
+  /** An operator asked for an optimize. */
+  requested: boolean;
+  mergesSinceOptimize: number;
+  /** This job merged rows and left nothing pending behind them. */
+  caughtUp: boolean;
+  /** The base now; null while it has none. */
+  health: BaseHealth | null;
+}
+
+/**
+ * The base stays compact and indexed by itself (docs/base-table.md, "Optimize"): a job that
+ * catches up leaves every row indexed; one that is still behind optimizes when the rows no
+ * index covers, the small fragments or the merges since the last optimize reach their bound.
+ */
+export function optimizeReason(table: TableDef, lane: LaneState): OptimizeReason | null {
+  if (lane.health === null) return null;
+  if (lane.requested) return 'requested';
+  const { optimizeAfterUnindexedRows, optimizeAfterSmallFragments } = table.settings;
+  const unindexed = unindexedRows(lane.health);
+  if (optimizeDue(lane.mergesSinceOptimize, table)) return 'merges';
+  if (lane.health.smallFragments >= optimizeAfterSmallFragments) return 'small-fragments';
+  if (unindexed >= optimizeAfterUnindexedRows) return 'unindexed-rows';
+  if (lane.caughtUp && unindexed > 0) return 'caught-up';
+  return null;
 }
 
 type OptimizeOptions = MergeOptions & { graceMs: number; slackMs: number; now?: number };

@@ -1,6 +1,8 @@
 /**
- * What the sampler, the merge/compact jobs and the HTTP routes agree on about background
+ * What the sampler, the merge-lane jobs and the HTTP routes agree on about background
  * table work: its kinds, how a failure is classed, and the ledger entry kept per target.
+ * Both kinds run in the table's merge lane; `compact` is the optimize (Lance's compaction,
+ * index update and cleanup), counted and cooled down apart from merges.
  */
 export const WORK_KINDS = ['merge', 'compact'] as const;
 export type WorkKind = (typeof WORK_KINDS)[number];

@@ -12,6 +12,8 @@ export interface SampledShard {
   /** Sealed plus committed-unmerged generations. */
   pending: number;
   unmerged: number;
+  /** Rows of the committed-unmerged generations. */
+  unmergedRows: number;
   /** Commit time (ms) of the oldest committed-unmerged generation, or null. */
   oldestUnmergedAt: number | null;
   poisoned: boolean;
@@ -58,7 +60,11 @@ export class SamplerIndex {
 
   async all(): Promise<SampledShard[]> {
     const values = await this.redis.hvals(this.shardsKey);
-    return values.map((value) => JSON.parse(value) as SampledShard);
+    // A state saved before `unmergedRows` existed reads as 0 until its shard is sampled again.
+    return values.map((value) => {
+      const state = JSON.parse(value) as SampledShard;
+      return { ...state, unmergedRows: state.unmergedRows ?? 0 };
+    });
   }
 
   /** True when the last full sweep is older than `everyMs`, or Redis has no record of one. */

@@ -1,13 +1,14 @@
 /**
  * One tick of the sampler/scheduler (docs/design.md, "Sampler and scheduler"): re-sample the shards that
  * changed, record pending generations of every shard (histogram; `warn` at the threshold), enqueue
- * due merges and compactions unless the table is drained or in cooldown, and collect
+ * due merges and optimizes (both in the table's merge lane) unless the table is drained or in cooldown, and collect
  * garbage of the tables that changed. Every so often, and whenever Redis has forgotten
  * everything, a full sweep re-creates lost work from the store.
  */
 import type { Config } from '../config.ts';
 import { isSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { type Backlog, mergeDue, sumBacklogs } from '../lsm/backlog.ts';
 import { type BaseManifest, mergedThrough } from '../lsm/base-manifest.ts';
 import { collectTable, type GcDeps } from '../lsm/gc.ts';
 import { optimizeDue } from '../lsm/optimize.ts';
@@ -31,8 +32,8 @@ export interface SchedulerGates {
 }
 
 export interface TableWork {
+  /** A job in the table's merge lane: it merges what is pending, then optimizes when that is due. */
   requestMerge(table: string, options: { manual: boolean }): Promise<string>;
-  requestCompact(table: string): Promise<string>;
 }
 
 export interface SamplerDeps extends GcDeps, ReconcileDeps, LostSealDeps {
@@ -50,7 +51,8 @@ export interface TickReport {
   swept: boolean;
   sampled: number;
   merges: string[];
-  compactions: string[];
+  /** Merge-lane jobs asked for because an optimize is due, not a merge. */
+  optimizes: string[];
   skipped: Array<{ table: string; kind: WorkKind; reason: 'drained' | 'cooldown' }>;
   warnings: number;
   /** Seals asked for because a watched shard went quiet with a seq not yet sealed. */
@@ -65,7 +67,7 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     swept: false,
     sampled: 0,
     merges: [],
-    compactions: [],
+    optimizes: [],
     skipped: [],
     warnings: 0,
     lostSeals: 0,
@@ -89,7 +91,7 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
     );
     await deps.index.save(states);
     report.sampled += states.length;
-    await scheduleCompaction(deps, table, base, report);
+    await scheduleOptimize(deps, table, base, report);
     changed.push(table);
   }
   const all = await deps.index.all();
@@ -135,6 +137,7 @@ export function sample(base: BaseManifest, manifest: ShardManifest): SampledShar
     shard: manifest.shard,
     pending: pendingOf(manifest, watermark),
     unmerged: unmerged.length,
+    unmergedRows: unmerged.reduce((sum, g) => sum + g.rows, 0),
     oldestUnmergedAt: oldest ? Date.parse(oldest) : null,
     poisoned: manifest.poison !== null,
   };
@@ -157,39 +160,38 @@ function observePending(deps: SamplerDeps, states: SampledShard[]): number {
   return warnings;
 }
 
-/** Count trigger (0 = off, never "threshold 0") and age trigger, per table. */
-export function mergeDue(table: TableDef, sampled: SampledShard[], now: number): boolean {
-  const { mergeAfterGenerations, mergeAfterSeconds } = table.settings;
-  // A merge leaves poisoned shards as they are (I7), so their generations cannot make one due.
-  const shards = sampled.filter((s) => !s.poisoned);
-  const unmerged = shards.reduce((sum, s) => sum + s.unmerged, 0);
-  if (unmerged === 0) return false;
-  if (mergeAfterGenerations > 0 && unmerged >= mergeAfterGenerations) return true;
-  const oldest = Math.min(...shards.map((s) => s.oldestUnmergedAt ?? Number.POSITIVE_INFINITY));
-  return mergeAfterSeconds > 0 && now - oldest >= mergeAfterSeconds * 1000;
+/**
+ * What the sampled shards of one table hold unmerged. A merge leaves poisoned shards as
+ * they are (I7), so their generations cannot make one due.
+ */
+export function mergeableBacklog(sampled: SampledShard[]): Backlog {
+  return sumBacklogs(
+    sampled
+      .filter((s) => !s.poisoned)
+      .map((s) => ({ generations: s.unmerged, rows: s.unmergedRows, oldestCommittedAt: s.oldestUnmergedAt })),
+  );
 }
 
 async function scheduleMerges(deps: SamplerDeps, states: SampledShard[], now: number, report: TickReport) {
   for (const [name, shards] of groupStates(states)) {
     if (shards.every((s) => s.unmerged === 0)) continue;
     const table = await deps.catalog.get(name);
-    if (!mergeDue(table, shards, now)) continue;
+    if (!mergeDue(table, mergeableBacklog(shards), now)) continue;
     const gate = await gateOf(deps, 'merge', name, now);
     if (gate) report.skipped.push({ table: name, kind: 'merge', reason: gate });
     else report.merges.push(await deps.work.requestMerge(name, { manual: false }));
   }
 }
 
-async function scheduleCompaction(
-  deps: SamplerDeps,
-  table: TableDef,
-  base: BaseManifest,
-  report: TickReport,
-) {
+/**
+ * A merge-lane job optimizes after its merge whenever that is due; this asks for one when
+ * no merge would (the optimize after the last merges failed, say), gated as an optimize.
+ */
+async function scheduleOptimize(deps: SamplerDeps, table: TableDef, base: BaseManifest, report: TickReport) {
   if (!optimizeDue(base.mergesSinceOptimize, table)) return;
   const gate = await gateOf(deps, 'compact', table.name, Date.now());
   if (gate) report.skipped.push({ table: table.name, kind: 'compact', reason: gate });
-  else report.compactions.push(await deps.work.requestCompact(table.name));
+  else report.optimizes.push(await deps.work.requestMerge(table.name, { manual: false }));
 }
 
 async function gateOf(deps: SamplerDeps, kind: WorkKind, table: string, now: number) {

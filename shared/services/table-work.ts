@@ -1,13 +1,15 @@
 /**
- * A table's background work: merge and compaction, an operator's merge request and its
- * status, and one run of either as a job runs it (drain, budgets, the failure ledger).
+ * A table's background work, all of it in the table's merge lane: merge and optimize, an
+ * operator's request for either and its status, and one lane job as a worker runs it
+ * (shared/scheduler/merge-lane.ts).
  */
 
 import type { LanceCommit } from '../base/lance-commits.ts';
 import { type MergeOptions, type MergeOutcome, runMerge } from '../lsm/merge.ts';
-import { runOptimize } from '../lsm/optimize.ts';
+import { type OptimizeOutcome, runOptimize } from '../lsm/optimize.ts';
 import { baseRollbacks, compactDuration, mergeDuration, timed } from '../metrics.ts';
-import { manualMergeStatus, requestManualMerge } from '../scheduler/manual-merge.ts';
+import { type ManualWork, manualWorkStatus, requestManualWork } from '../scheduler/manual-work.ts';
+import { type MergeLaneResult, type MergeLaneRun, runMergeLane } from '../scheduler/merge-lane.ts';
 import { runTableWork, type TableWorkOutcome, type TableWorkRun } from '../scheduler/table-work.ts';
 import type { BudgetedWork } from '../scheduler/time-budget.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
@@ -32,8 +34,8 @@ export class TableWork {
     });
   }
 
-  /** The compact job: Lance's optimize of the table's base, recorded like a merge. */
-  compact(tableName: string, options?: MergeOptions) {
+  /** Lance's optimize of the table's base (compaction, index update, cleanup), recorded like a merge. */
+  optimize(tableName: string, options?: MergeOptions): Promise<OptimizeOutcome> {
     const { scheduler } = this.#parts.config;
     return timed(compactDuration, async () =>
       runOptimize(this.#parts, await this.#parts.table(tableName), {
@@ -42,6 +44,19 @@ export class TableWork {
         // The job's ceiling bounds how long an optimize runs.
         slackMs: scheduler.mergeCeilingSeconds * 1000,
       }),
+    );
+  }
+
+  /** One job of the table's merge lane, as a worker runs it. */
+  runLane(lane: MergeLaneRun): Promise<MergeLaneResult> {
+    return runMergeLane(
+      {
+        ...this.#parts,
+        run: (run, work) => this.run(run, work),
+        merge: (table, options) => this.merge(table, options),
+        optimize: (table, options) => this.optimize(table, options),
+      },
+      lane,
     );
   }
 
@@ -59,16 +74,20 @@ export class TableWork {
     );
   }
 
-  /** "Merge now": never gated by a cooldown, refused with TABLE_DRAINED on a drained table. */
-  requestMerge(tableName: string, signal?: AbortSignal): Promise<{ table: string; jobId: string }> {
-    return requestManualMerge(this.#parts, tableName, signal);
+  /** "Merge now" or "optimize now": never gated by a cooldown, refused with TABLE_DRAINED on a drained table. */
+  request(
+    work: ManualWork,
+    tableName: string,
+    signal?: AbortSignal,
+  ): Promise<{ table: string; jobId: string }> {
+    return requestManualWork(this.#parts, work, tableName, signal);
   }
 
-  mergeStatus(tableName: string, jobId: string): Promise<WorkStatus> {
-    return manualMergeStatus(this.#parts, tableName, jobId);
+  status(work: ManualWork, tableName: string, jobId: string): Promise<WorkStatus> {
+    return manualWorkStatus(this.#parts, work, tableName, jobId);
   }
 
-  /** One run of a merge or compaction job (scheduler/table-work.ts). */
+  /** One run of a merge or an optimize under the lane's drain, budgets and ledger (scheduler/table-work.ts). */
   run<T>(run: TableWorkRun, work: BudgetedWork<T>): Promise<TableWorkOutcome<T>> {
     return runTableWork(this.#parts, run, work);
   }

@@ -3,7 +3,6 @@
  * layer implements it with BullMQ. Every request is idempotent — asking twice for the same
  * work yields one job — so callers ask whenever in doubt.
  */
-import type { WorkKind } from '../scheduler/contracts.ts';
 import type { WorkStatus } from './work-status.ts';
 
 export interface SealRequest {
@@ -23,11 +22,10 @@ export interface WorkScheduler {
   requestSeal(table: string, shard: number, request: SealRequest): Promise<void>;
   requestFlush(table: string, shard: number, retry?: FlushRetry): Promise<void>;
   /**
-   * A merge of `table`; `manual` marks an operator's request, which no cooldown gates (I15).
-   * Returns the id of the job that will run it.
+   * A job in the merge lane of `table` (a merge, then an optimize when due); `manual` marks an
+   * operator's request, which no cooldown gates (I15). Returns the id of the job that will run it.
    */
   requestMerge(table: string, options: { manual: boolean }): Promise<string>;
-  requestCompact(table: string): Promise<string>;
-  /** The job `id` of `kind` for `table`, as requested; null when there is no such job (or it is long gone). */
-  workStatus(kind: WorkKind, table: string, id: string): Promise<WorkStatus | null>;
+  /** The merge-lane job `id` of `table`, as requested; null when there is no such job (or it is long gone). */
+  workStatus(table: string, id: string): Promise<WorkStatus | null>;
 }

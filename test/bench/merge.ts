@@ -81,7 +81,7 @@ async function tableWithBase(runtime: Runtime, name: string, baseRows: number): 
     await runtime.sluice.tableWork.merge(name);
     if ((from - 1) % (10 * BATCH) === 0) progress(`  ${name}: ${from - 1 + BATCH} rows`);
   }
-  await runtime.sluice.tableWork.compact(name);
+  await runtime.sluice.tableWork.optimize(name);
   return table;
 }
 
@@ -300,7 +300,7 @@ export async function* run(): AsyncIterable<BenchResult> {
 
     for (const [i, baseRows] of sizes.entries()) {
       const t0 = performance.now();
-      await runtime.sluice.tableWork.compact(tables[i]!.name);
+      await runtime.sluice.tableWork.optimize(tables[i]!.name);
       yield {
         bench: 'merge',
         case: `optimize-after-${MERGE_REPEATS}-merges-${baseRows}`,

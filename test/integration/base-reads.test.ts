@@ -55,7 +55,7 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
         await h.sluice.tableWork.merge('paged');
         await h.sluice.tableWork.merge('paged');
       }
-      if (page === 3) await h.sluice.tableWork.compact('paged');
+      if (page === 3) await h.sluice.tableWork.optimize('paged');
       if (page === 4) {
         await flushedGeneration(h.sluice, 'paged', eventRows(1, 30, 4));
         await h.sluice.writes.delete('paged', [40, 41]);
@@ -85,7 +85,7 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
     const expected = eventRows(1, 40, 4);
     const background = (async () => {
       for (let i = 0; i < 7; i++) await h.sluice.tableWork.merge('busy');
-      await h.sluice.tableWork.compact('busy');
+      await h.sluice.tableWork.optimize('busy');
     })();
     let reads = 0;
     let done = false;

@@ -55,8 +55,7 @@ describe('lost seal work comes back within lostSealSeconds', () => {
       },
       requestFlush: (table, shard, retry) => h.scheduler.requestFlush(table, shard, retry),
       requestMerge: (table, options) => h.scheduler.requestMerge(table, options),
-      requestCompact: (table) => h.scheduler.requestCompact(table),
-      workStatus: (kind, table, id) => h.scheduler.workStatus(kind, table, id),
+      workStatus: (table, id) => h.scheduler.workStatus(table, id),
     };
     const api = openSluice({
       config: h.config,

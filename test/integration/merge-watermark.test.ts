@@ -134,7 +134,7 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
     await flushedGeneration(h.sluice, 'optimized', eventRows(1, 10, 2));
     await h.sluice.tableWork.merge('optimized');
     const recorded = await h.parts.bases.read('optimized');
-    const outcome = await h.sluice.tableWork.compact('optimized', {
+    const outcome = await h.sluice.tableWork.optimize('optimized', {
       async onProgress(kind) {
         // A redelivered merge of generation 1 commits its old values on the latest version.
         if (kind !== 'read') return;
@@ -155,7 +155,7 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
     expect(await lookupJson(h.sluice, 'optimized', 3)).toEqual(eventRows(3, 3, 2)[0]);
     await flushedGeneration(h.sluice, 'optimized', eventRows(11, 12, 3));
     await h.sluice.tableWork.merge('optimized');
-    expect((await h.sluice.tableWork.compact('optimized')).lanceVersion).not.toBeNull();
+    expect((await h.sluice.tableWork.optimize('optimized')).lanceVersion).not.toBeNull();
     expect(await readAll(h.sluice, 'optimized', 4)).toEqual([
       ...eventRows(1, 10, 2),
       ...eventRows(11, 12, 3),

@@ -168,7 +168,7 @@ describe('merge into the base table (I11, I14)', () => {
         await h.parts.datasets.at(await h.sluice.tables.describe('optimize'), before.lanceVersion!)
       ).stats()
     ).fragmentStats.numFragments;
-    const { lanceVersion } = await h.sluice.tableWork.compact('optimize');
+    const { lanceVersion } = await h.sluice.tableWork.optimize('optimize');
     const after = await h.parts.bases.read('optimize');
     expect(after.lanceVersion).toBe(lanceVersion);
     expect(lanceVersion).toBeGreaterThan(before.lanceVersion!);
@@ -181,33 +181,6 @@ describe('merge into the base table (I11, I14)', () => {
     expect(await readAll(h.sluice, 'optimize')).toEqual([...eventRows(4, 6, 2), ...eventRows(7, 10, 1)]);
     expect((await h.sluice.reads.stats(await h.sluice.tables.describe('optimize'))).baseRows).toBe(7);
   });
-
-  it('a merge committing while an optimize rewrites the same fragments never fails the optimize: it tries again', async () => {
-    await h.createTable(eventsTable('busy'));
-    for (let g = 0; g < 40; g++) {
-      await flushedGeneration(h.sluice, 'busy', eventRows(g * 500 + 1, g * 500 + 500, 1));
-      await h.sluice.tableWork.merge('busy');
-    }
-    const latest = new Map(eventRows(1, 20_000, 1).map((r) => [Number(r.id), r]));
-    // Whether the merge lands inside Lance's rewrite is a matter of timing: a few rounds make it all but sure.
-    let conflicts = 0;
-    for (let round = 2; round <= 4 && conflicts === 0; round++) {
-      const updated = eventRows(1, 20_000, round).filter((r) => Number(r.id) % 97 === round);
-      await flushedGeneration(h.sluice, 'busy', updated);
-      for (const row of updated) latest.set(Number(row.id), row);
-      let merging: Promise<unknown> | null = null;
-      const outcome = await h.sluice.tableWork.compact('busy', {
-        onProgress(kind) {
-          if (kind !== 'read' || merging !== null) return;
-          merging = new Promise((r) => setTimeout(r, 20)).then(() => h.sluice.tableWork.merge('busy'));
-        },
-      });
-      await merging;
-      conflicts += outcome.conflicts;
-    }
-    expect(conflicts).toBeGreaterThan(0);
-    expect(await readAll(h.sluice, 'busy', 1000)).toEqual([...latest.values()]);
-  }, 90_000);
 
   it('a table whose base is in the earlier sorted-run format is refused with the fix named', async () => {
     await h.createTable(eventsTable('legacy'));

@@ -49,7 +49,7 @@ describe('Sluice on a Redis Cluster', () => {
       port: 0,
     });
     const call = await serveWithDashboard(h);
-    h.startWorkers(['seal', 'flush', 'merge', 'compact', 'sampler']);
+    h.startWorkers(['seal', 'flush', 'merge', 'sampler']);
 
     const created = await call('POST', '/v1/tables', {
       token: tokens.write,

@@ -24,10 +24,6 @@ function recordingPorts() {
         requested.push({ kind: 'merge', table });
         return `merge-${requested.length}`;
       },
-      requestCompact: async (table: string) => {
-        requested.push({ kind: 'compact', table });
-        return `compact-${requested.length}`;
-      },
     },
     gates: {
       isDrained: async (table: string) => drained.has(table),

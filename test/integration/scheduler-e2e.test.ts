@@ -12,7 +12,7 @@ describe('WAL → L0 → base with every queue on real workers (docs/design.md, 
     await h.createTable(
       eventsTable('life', { shards: 2, settings: { mergeAfterGenerations: 2, sealDelayMs: 5 } }),
     );
-    h.startWorkers(['seal', 'flush', 'merge', 'compact', 'sampler']);
+    h.startWorkers(['seal', 'flush', 'merge', 'sampler']);
     for (let batch = 0; batch < 6; batch++) {
       await writeRows(h.sluice, 'life', eventRows(batch * 20 + 1, batch * 20 + 20));
       await waitFor(

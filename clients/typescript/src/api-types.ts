@@ -279,6 +279,46 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/v1/tables/{t}/optimize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Optimize the base now (Lance's compaction, index update and version cleanup), after merging what is pending; runs in the table's merge lane and is never gated by a cooldown
+     * @description Scope: `admin`.
+     */
+    post: operations['optimizeTable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tables/{t}/optimize/{jobId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The state and result of an optimize job
+     * @description Scope: `admin`.
+     */
+    get: operations['optimizeStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/tables/{t}/drain': {
     parameters: {
       query?: never;
@@ -289,7 +329,7 @@ export type paths = {
     get?: never;
     put?: never;
     /**
-     * Stop (`true`) or resume (`false`) new merges and compactions of the table
+     * Stop (`true`) or resume (`false`) new merges and optimizes of the table
      * @description Scope: `admin`.
      */
     post: operations['drainTable'];
@@ -484,11 +524,14 @@ export type components = {
       mergeAfterGenerations: number;
       mergeAfterSeconds: number;
       maxGenerationsPerMerge: number;
+      maxRowsPerMerge: number;
       maxBytesPerMerge: number;
       sealDelayMs: number;
       maxGenerationBytes: number;
       maxGenerationRows: number;
       optimizeAfterMerges: number;
+      optimizeAfterUnindexedRows: number;
+      optimizeAfterSmallFragments: number;
     };
     TableStats: {
       /** @description Version of Sluice's record of the base */
@@ -519,11 +562,14 @@ export type components = {
         mergeAfterGenerations?: number;
         mergeAfterSeconds?: number;
         maxGenerationsPerMerge?: number;
+        maxRowsPerMerge?: number;
         maxBytesPerMerge?: number;
         sealDelayMs?: number;
         maxGenerationBytes?: number;
         maxGenerationRows?: number;
         optimizeAfterMerges?: number;
+        optimizeAfterUnindexedRows?: number;
+        optimizeAfterSmallFragments?: number;
       };
     };
     Field: {
@@ -652,7 +698,7 @@ export type components = {
        */
       state: string;
       progress: components['schemas']['MergeProgress'];
-      result?: unknown;
+      result: components['schemas']['MergeLaneResult'];
       failedReason: string | null;
       /** Format: date-time */
       createdAt: string | null;
@@ -664,6 +710,37 @@ export type components = {
       rowsTotal: number;
       bytesDone: number;
       bytesTotal: number;
+    } | null;
+    MergeLaneResult: {
+      /** @enum {string} */
+      status: 'done' | 'drained' | 'dropped';
+      merged?: {
+        generations: number;
+        rows: number;
+        lanceVersion: number | null;
+      };
+      pending?: components['schemas']['Backlog'];
+      optimize?: components['schemas']['LaneOptimize'];
+    } | null;
+    /** @description Committed generations still pending after this merge; 0 generations: caught up */
+    Backlog: {
+      generations: number;
+      rows: number;
+      /** @description ms since the epoch */
+      oldestCommittedAt: number | null;
+    };
+    /** @description The optimize this job ran after its merge and why: its recorded Lance version (null: a merge preempted it every try), or why it was skipped, or its error. */
+    LaneOptimize: {
+      /** @enum {string} */
+      reason: 'requested' | 'merges' | 'small-fragments' | 'unindexed-rows' | 'caught-up';
+      lanceVersion?: number | null;
+      conflicts?: number;
+      /** @enum {string} */
+      skipped?: 'cooldown' | 'drained';
+      error?: {
+        code: string;
+        message: string;
+      };
     } | null;
     DrainState: {
       table: components['schemas']['TableName'];
@@ -2183,6 +2260,188 @@ export interface operations {
     requestBody?: never;
     responses: {
       /** @description The merge job */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MergeStatus'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND, JOB_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  optimizeTable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merge-lane job that will run it */
+      202: {
+        headers: {
+          /** @description Its status */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MergeRequested'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_TABLE_NAME */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: TABLE_DRAINED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  optimizeStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merge-lane job */
       200: {
         headers: {
           [name: string]: unknown;

@@ -30,10 +30,10 @@ export const WORKER_GROUPS: readonly WorkerGroup[] = [
     scaleOutBacklog: 50,
     publishesMetrics: false,
   },
-  // A merge holds a batch of generations in memory and runs for minutes.
+  // The merge lane: a merge holds a batch of generations in memory, and an optimize follows it in the same job.
   {
-    id: 'MergeCompact',
-    queues: ['merge', 'compact'],
+    id: 'Merge',
+    queues: ['merge'],
     minTasks: 1,
     maxTasks: 4,
     cpu: 1024,
