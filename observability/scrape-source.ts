@@ -1,6 +1,7 @@
 /**
  * The scrape-time gauges of a process that serves /metrics (the API, a worker process):
- * BullMQ job counts of every queue and the shards whose poison is cached, read from Redis
+ * BullMQ job counts of every queue, the shards whose poison is cached and how far each
+ * table's base lags its writes, read from Redis
  * when Prometheus scrapes — nothing polls in the background. The queues ride on the
  * process's own Redis connection, so counting adds no connection.
  */
@@ -21,6 +22,7 @@ export function registerScrapeSource(sluice: Sluice, redis: RedisClient): Scrape
   const remove = addScrapeSource({
     poisonedShards: () => sluice.shards.poisonedCount(),
     jobCounts: () => queueJobCounts(queues),
+    tableLags: () => sluice.sampler.tableLags(),
   });
   return {
     async close() {

@@ -1,11 +1,14 @@
 /**
  * The process's Prometheus registry and every Sluice metric, defined once. Labels stay
- * low-cardinality: outcomes, operations, queue names, kinds — never tables, keys or job ids.
+ * low-cardinality: outcomes, operations, queue names, kinds — never keys or job ids, and
+ * tables (and their indexes) only on the `sluice_table_*` gauges, one series per table,
+ * which say how far each base lags.
  * An `outcome` is `ok` or the lower-cased error code (a closed set, shared/errors.ts).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import packageJson from '../package.json' with { type: 'json' };
 import { toSluiceError } from './errors.ts';
+import type { TableLag } from './scheduler/table-lag.ts';
 
 export const registry = new Registry();
 
@@ -163,6 +166,7 @@ export async function timed<T>(histogram: Histogram<'outcome'>, work: () => Prom
 export interface ScrapeSource {
   poisonedShards(): Promise<number>;
   jobCounts(): Promise<Array<{ queue: string; state: string; count: number }>>;
+  tableLags(): Promise<TableLag[]>;
 }
 
 const scrapeSources = new Set<ScrapeSource>();
@@ -210,6 +214,87 @@ export const queueJobs = new Gauge({
     const counts = await fromSources((source) => source.jobCounts());
     this.reset();
     for (const { queue, state, count } of counts?.flat() ?? []) this.inc({ queue, state }, count);
+  },
+});
+
+/** One Redis read serves every table gauge of a scrape. */
+let lagsRead: { at: number; lags: Promise<TableLag[][] | null> } | null = null;
+
+function scrapedLags(): Promise<TableLag[][] | null> {
+  const now = Date.now();
+  if (lagsRead === null || now - lagsRead.at > 1_000) {
+    lagsRead = { at: now, lags: fromSources((source) => source.tableLags()) };
+  }
+  return lagsRead.lags;
+}
+
+/** One gauge per figure of TableLag, labelled by table (and index), set at scrape time. */
+function tableGauge(name: string, help: string, value: (lag: TableLag) => number | null) {
+  return new Gauge({
+    name: `sluice_table_${name}`,
+    help,
+    labelNames: ['table'] as const,
+    registers: [registry],
+    async collect() {
+      const lags = await scrapedLags();
+      this.reset();
+      for (const lag of lags?.flat() ?? []) {
+        const figure = value(lag);
+        if (figure !== null) this.set({ table: lag.table }, figure);
+      }
+    },
+  });
+}
+
+export const tablePendingGenerations = tableGauge(
+  'pending_generations',
+  'Committed generations not yet merged into the base, per table, as last sampled',
+  (lag) => lag.pendingGenerations,
+);
+export const tablePendingRows = tableGauge(
+  'pending_rows',
+  'Rows of the committed generations not yet merged, per table',
+  (lag) => lag.pendingRows,
+);
+export const tableOldestPending = tableGauge(
+  'oldest_pending_seconds',
+  'Age of the oldest committed generation not yet merged (0: caught up), per table',
+  (lag) => lag.oldestPendingSeconds,
+);
+export const tableBaseRows = tableGauge(
+  'base_rows',
+  'Rows in the base, per table',
+  (lag) => lag.base?.rows ?? null,
+);
+export const tableBaseVersions = tableGauge(
+  'base_versions',
+  'Lance versions the base keeps (cleanup leaves those a read may still use), per table',
+  (lag) => lag.base?.versions ?? null,
+);
+export const tableBaseFragments = tableGauge(
+  'base_fragments',
+  'Fragments in the base, per table',
+  (lag) => lag.base?.fragments ?? null,
+);
+export const tableBaseSmallFragments = tableGauge(
+  'base_small_fragments',
+  'Small fragments in the base, which an optimize compacts, per table',
+  (lag) => lag.base?.smallFragments ?? null,
+);
+
+export const tableIndexUnindexedRows = new Gauge({
+  name: 'sluice_table_index_unindexed_rows',
+  help: 'Base rows an index does not cover yet, per table and index',
+  labelNames: ['table', 'index'] as const,
+  registers: [registry],
+  async collect() {
+    const lags = await scrapedLags();
+    this.reset();
+    for (const lag of lags?.flat() ?? []) {
+      for (const index of lag.base?.indexes ?? []) {
+        this.set({ table: lag.table, index: index.name }, index.unindexedRows);
+      }
+    }
   },
 });
 

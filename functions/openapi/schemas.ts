@@ -92,6 +92,25 @@ export const CreateTableSchema = z
   })
   .openapi('CreateTable');
 
+const BaseHealthSchema = z
+  .object({
+    version: z.number().int().openapi({ description: 'The latest Lance version, measured' }),
+    versions: z.number().int().openapi({ description: 'Lance versions the base keeps' }),
+    rows: z.number().int(),
+    fragments: z.number().int(),
+    smallFragments: z.number().int().openapi({ description: 'Fragments an optimize would compact' }),
+    indexes: z.array(
+      z.object({
+        name: z.string(),
+        columns: z.array(z.string()),
+        type: z.string(),
+        indexedRows: z.number().int(),
+        unindexedRows: z.number().int(),
+      }),
+    ),
+  })
+  .openapi('BaseHealth', { description: "The base's fragments and each index's coverage" });
+
 export const TableStatsSchema = z
   .strictObject({
     baseVersion: z.number().int().openapi({ description: "Version of Sluice's record of the base" }),
@@ -110,6 +129,11 @@ export const TableStatsSchema = z
     committedRows: z.number().int(),
     unsealedEntries: z.number().int(),
     unsealedBytes: z.number().int(),
+    pendingRows: z.number().int().openapi({
+      description:
+        'Rows of the committed generations not yet merged; 0 with no pending generation: the base has caught up',
+    }),
+    base: BaseHealthSchema.nullable(),
   })
   .openapi('TableStats');
 

@@ -17,6 +17,8 @@ export interface IndexCoverage {
 export interface BaseHealth {
   /** The Lance version measured: the latest. */
   version: number;
+  /** Lance versions the base keeps: what cleanup has left. */
+  versions: number;
   rows: number;
   fragments: number;
   smallFragments: number;
@@ -24,13 +26,15 @@ export interface BaseHealth {
 }
 
 export async function measureBase(handle: LanceTable): Promise<BaseHealth> {
-  const [version, stats, indexes] = await Promise.all([
+  const [version, versions, stats, indexes] = await Promise.all([
     handle.version(),
+    handle.listVersions(),
     handle.stats(),
     handle.listIndices(),
   ]);
   return {
     version,
+    versions: versions.length,
     rows: stats.numRows,
     fragments: stats.fragmentStats.numFragments,
     smallFragments: stats.fragmentStats.numSmallFragments,

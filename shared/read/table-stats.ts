@@ -4,6 +4,7 @@
  * like shard stats themselves.
  */
 
+import type { BaseHealth } from '../base/base-health.ts';
 import { countBase } from '../base/pinned-read.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { ReadDeps } from './read-snapshot.ts';
@@ -17,6 +18,8 @@ export interface TableStats {
   /** Live rows of the base dataset at that version: each key once, deleted keys not at all. */
   baseRows: number;
   pendingGenerations: number;
+  /** Rows of the committed generations not yet merged into the base. */
+  pendingRows: number;
   poisonedShards: number;
   sealedGenerations: number;
   committedGenerations: number;
@@ -26,13 +29,16 @@ export interface TableStats {
   committedRows: number;
   unsealedEntries: number;
   unsealedBytes: number;
+  /** The base's latest version: fragments and how many rows each index covers; null before the first merge. */
+  base: BaseHealth | null;
 }
 
 export async function tableStats(deps: ReadDeps, table: TableDef, signal?: AbortSignal): Promise<TableStats> {
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
-  const [base, all] = await Promise.all([
+  const [base, all, health] = await Promise.all([
     deps.bases.read(table.name, signal),
     Promise.all(shards.map((shard) => shardStats(deps, table, shard, signal))),
+    deps.datasets.health(table),
   ]);
   const sum = (of: (s: ShardStats) => number) => all.reduce((total, s) => total + of(s), 0);
   return {
@@ -40,6 +46,9 @@ export async function tableStats(deps: ReadDeps, table: TableDef, signal?: Abort
     baseLanceVersion: base.lanceVersion,
     baseRows: base.lanceVersion === null ? 0 : await countBase(deps.datasets, table, base.lanceVersion),
     pendingGenerations: sum((s) => s.pendingGenerations),
+    pendingRows: sum((s) =>
+      s.committed.filter((g) => g.generation > s.mergedThrough).reduce((rows, g) => rows + g.rows, 0),
+    ),
     poisonedShards: sum((s) => (s.poison ? 1 : 0)),
     sealedGenerations: sum((s) => s.sealed.length),
     committedGenerations: sum((s) => s.committed.length),
@@ -47,5 +56,6 @@ export async function tableStats(deps: ReadDeps, table: TableDef, signal?: Abort
     committedRows: sum((s) => s.committed.reduce((rows, g) => rows + g.rows, 0)),
     unsealedEntries: sum((s) => s.unsealedEntries),
     unsealedBytes: sum((s) => s.unsealedBytes),
+    base: health,
   };
 }

@@ -1,9 +1,10 @@
 /**
  * What the sampler keeps in Redis so one tick costs what changed, not what exists: the
- * shards whose manifests changed since the last tick (marked by seal, flush, merge and
- * compaction), and the last sampled state of every shard. Losing it loses nothing: an
+ * shards whose manifests changed since the last tick (marked by seal, flush and merge), the
+ * last sampled state of every shard, and the last measured health of every base. Losing it loses nothing: an
  * empty index makes the next tick sweep every table from the store.
  */
+import type { BaseHealth } from '../base/base-health.ts';
 import type { RedisClient } from '../redis/connection.ts';
 
 export interface SampledShard {
@@ -23,6 +24,7 @@ export class SamplerIndex {
   private readonly dirtyKey: string;
   private readonly shardsKey: string;
   private readonly sweptKey: string;
+  private readonly basesKey: string;
 
   constructor(
     private readonly redis: RedisClient,
@@ -31,6 +33,7 @@ export class SamplerIndex {
     this.dirtyKey = `${prefix}:{sampler}:dirty`;
     this.shardsKey = `${prefix}:{sampler}:shards`;
     this.sweptKey = `${prefix}:{sampler}:swept-at`;
+    this.basesKey = `${prefix}:{sampler}:bases`;
   }
 
   async markDirty(table: string, shards: number[]): Promise<void> {
@@ -65,6 +68,17 @@ export class SamplerIndex {
       const state = JSON.parse(value) as SampledShard;
       return { ...state, unmergedRows: state.unmergedRows ?? 0 };
     });
+  }
+
+  /** The base of `table` as last measured; null forgets it (a dropped table). */
+  async saveBase(table: string, base: BaseHealth | null): Promise<void> {
+    if (base === null) await this.redis.hdel(this.basesKey, table);
+    else await this.redis.hset(this.basesKey, table, JSON.stringify(base));
+  }
+
+  async bases(): Promise<Map<string, BaseHealth>> {
+    const all = await this.redis.hgetall(this.basesKey);
+    return new Map(Object.entries(all).map(([table, value]) => [table, JSON.parse(value) as BaseHealth]));
   }
 
   /** True when the last full sweep is older than `everyMs`, or Redis has no record of one. */

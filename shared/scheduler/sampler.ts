@@ -5,6 +5,7 @@
  * garbage of the tables that changed. Every so often, and whenever Redis has forgotten
  * everything, a full sweep re-creates lost work from the store.
  */
+import type { BaseDatasets } from '../base/base-datasets.ts';
 import type { Config } from '../config.ts';
 import { isSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -38,6 +39,7 @@ export interface TableWork {
 
 export interface SamplerDeps extends GcDeps, ReconcileDeps, LostSealDeps {
   config: Config;
+  datasets: Pick<BaseDatasets, 'health'>;
   log: Logger;
   catalog: TableCatalog;
   index: SamplerIndex;
@@ -90,6 +92,7 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
       shards.map(async (s) => sample(base, await deps.manifests.read(name, s))),
     );
     await deps.index.save(states);
+    await measureBase(deps, table);
     report.sampled += states.length;
     await scheduleOptimize(deps, table, base, report);
     changed.push(table);
@@ -118,6 +121,7 @@ async function sweep(deps: SamplerDeps, now: number): Promise<void> {
     const graceMs = deps.config.scheduler.gcGraceSeconds * 1000;
     if (await deps.drops.purgeIfDue(table.name, table.shards, now, graceMs)) {
       await deps.drains.forget(table.name);
+      await deps.index.saveBase(table.name, null);
       deps.log.info({ table: table.name }, 'dropped table purged');
     }
   }
@@ -125,6 +129,15 @@ async function sweep(deps: SamplerDeps, now: number): Promise<void> {
     const shards = Array.from({ length: table.shards }, (_, shard) => shard);
     for (const shard of shards) await reconcileShard(deps, table.name, shard);
     await deps.index.markDirty(table.name, shards);
+  }
+}
+
+/** The base's fragments and index coverage, for the lag gauges; a base Lance cannot open now is measured next time. */
+async function measureBase(deps: SamplerDeps, table: TableDef): Promise<void> {
+  try {
+    await deps.index.saveBase(table.name, await deps.datasets.health(table));
+  } catch (err) {
+    deps.log.warn({ table: table.name, err }, 'base not measured');
   }
 }
 

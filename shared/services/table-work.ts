@@ -37,14 +37,18 @@ export class TableWork {
   /** Lance's optimize of the table's base (compaction, index update, cleanup), recorded like a merge. */
   optimize(tableName: string, options?: MergeOptions): Promise<OptimizeOutcome> {
     const { scheduler } = this.#parts.config;
-    return timed(compactDuration, async () =>
-      runOptimize(this.#parts, await this.#parts.table(tableName), {
+    return timed(compactDuration, async () => {
+      const table = await this.#parts.table(tableName);
+      const outcome = await runOptimize(this.#parts, table, {
         ...options,
         graceMs: scheduler.gcGraceSeconds * 1000,
         // The job's ceiling bounds how long an optimize runs.
         slackMs: scheduler.mergeCeilingSeconds * 1000,
-      }),
-    );
+      });
+      // An optimize moves no watermark, so no shard is marked for the sampler: the gauges learn of it here.
+      await this.#parts.samplerIndex.saveBase(tableName, await this.#parts.datasets.health(table));
+      return outcome;
+    });
   }
 
   /** One job of the table's merge lane, as a worker runs it. */

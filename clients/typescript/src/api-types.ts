@@ -548,7 +548,28 @@ export type components = {
       committedRows: number;
       unsealedEntries: number;
       unsealedBytes: number;
+      /** @description Rows of the committed generations not yet merged; 0 with no pending generation: the base has caught up */
+      pendingRows: number;
+      base: components['schemas']['BaseHealth'];
     };
+    /** @description The base's fragments and each index's coverage */
+    BaseHealth: {
+      /** @description The latest Lance version, measured */
+      version: number;
+      /** @description Lance versions the base keeps */
+      versions: number;
+      rows: number;
+      fragments: number;
+      /** @description Fragments an optimize would compact */
+      smallFragments: number;
+      indexes: {
+        name: string;
+        columns: string[];
+        type: string;
+        indexedRows: number;
+        unindexedRows: number;
+      }[];
+    } | null;
     CreateTable: {
       name: components['schemas']['TableName'];
       schema: {

@@ -12,7 +12,8 @@ import {
   DEFAULT_BATCH_LIMITS,
   jsonBatches,
 } from './batches.ts';
-import { isSluiceApiError } from './errors.ts';
+import { isSluiceApiError, SluiceApiError } from './errors.ts';
+import { ackedThrough, isMerged, leftToMerge, type ShardLeft } from './merged-through.ts';
 import { Transport, type TransportOptions } from './transport.ts';
 import type {
   Ack,
@@ -84,6 +85,12 @@ export interface MergeRequest {
   jobId: string;
   /** The status path of the merge job. */
   location: string;
+}
+
+export interface WaitMergedOptions {
+  intervalMs?: number;
+  signal?: AbortSignal;
+  onUpdate?: (left: ShardLeft[]) => void;
 }
 
 export interface FollowOptions {
@@ -297,27 +304,89 @@ export class SluiceClient {
     });
   }
 
-  async merge(tableName: string, signal?: AbortSignal): Promise<MergeRequest> {
-    const response = await this.transport.send({ method: 'POST', path: `${table(tableName)}/merge`, signal });
-    const { jobId } = (await response.json()) as { jobId: string };
-    const location =
-      response.headers.get('location') ?? `${table(tableName)}/merge/${encodeURIComponent(jobId)}`;
-    return { jobId, location };
+  /** Merge now: a job in the table's merge lane. */
+  merge(tableName: string, signal?: AbortSignal): Promise<MergeRequest> {
+    return this.requestWork('merge', tableName, signal);
+  }
+
+  /** Optimize now (compaction, index update, cleanup), after merging what is pending: a job in the table's merge lane. */
+  optimize(tableName: string, signal?: AbortSignal): Promise<MergeRequest> {
+    return this.requestWork('optimize', tableName, signal);
   }
 
   mergeStatus(tableName: string, jobId: string, signal?: AbortSignal): Promise<MergeStatus> {
-    return this.transport.json({
+    return this.workStatus('merge', tableName, jobId, signal);
+  }
+
+  optimizeStatus(tableName: string, jobId: string, signal?: AbortSignal): Promise<MergeStatus> {
+    return this.workStatus('optimize', tableName, jobId, signal);
+  }
+
+  /** Polls the merge job until it completes or fails; answers its last status. */
+  followMerge(tableName: string, jobId: string, options: FollowOptions = {}): Promise<MergeStatus> {
+    return this.followWork('merge', tableName, jobId, options);
+  }
+
+  /** Polls the optimize job until it completes or fails; answers its last status. */
+  followOptimize(tableName: string, jobId: string, options: FollowOptions = {}): Promise<MergeStatus> {
+    return this.followWork('optimize', tableName, jobId, options);
+  }
+
+  /**
+   * Waits until every write acked on the table before this call is in the base; `onUpdate`
+   * hears what is left each time it looks. Fails with SHARD_POISONED when a shard that still
+   * holds some of them is poisoned, since nothing of it merges until an operator reopens it.
+   */
+  async waitMerged(tableName: string, options: WaitMergedOptions = {}): Promise<void> {
+    const interval = options.intervalMs ?? 500;
+    const through = (await this.tableShards(tableName, options.signal)).map(ackedThrough);
+    for (;;) {
+      const shards = await this.tableShards(tableName, options.signal);
+      const left = shards.map((stats, shard) => leftToMerge(stats, through[shard] ?? 0));
+      options.onUpdate?.(left);
+      if (left.every(isMerged)) return;
+      const poisoned = shards.find((stats, shard) => stats.poison && !isMerged(left[shard]!));
+      if (poisoned) {
+        throw new SluiceApiError(
+          'SHARD_POISONED',
+          `shard ${poisoned.shard} of ${tableName} is poisoned; its writes merge once an operator reopens it`,
+          503,
+          { table: tableName, shard: poisoned.shard },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, interval));
+    }
+  }
+
+  private async requestWork(work: 'merge' | 'optimize', tableName: string, signal?: AbortSignal) {
+    const response = await this.transport.send({
+      method: 'POST',
+      path: `${table(tableName)}/${work}`,
+      signal,
+    });
+    const { jobId } = (await response.json()) as { jobId: string };
+    const location =
+      response.headers.get('location') ?? `${table(tableName)}/${work}/${encodeURIComponent(jobId)}`;
+    return { jobId, location };
+  }
+
+  private workStatus(work: 'merge' | 'optimize', tableName: string, jobId: string, signal?: AbortSignal) {
+    return this.transport.json<MergeStatus>({
       method: 'GET',
-      path: `${table(tableName)}/merge/${encodeURIComponent(jobId)}`,
+      path: `${table(tableName)}/${work}/${encodeURIComponent(jobId)}`,
       signal,
     });
   }
 
-  /** Polls the merge job until it completes or fails; answers its last status. */
-  async followMerge(tableName: string, jobId: string, options: FollowOptions = {}): Promise<MergeStatus> {
+  private async followWork(
+    work: 'merge' | 'optimize',
+    tableName: string,
+    jobId: string,
+    options: FollowOptions,
+  ): Promise<MergeStatus> {
     const interval = options.intervalMs ?? 500;
     for (;;) {
-      const status = await this.mergeStatus(tableName, jobId, options.signal);
+      const status = await this.workStatus(work, tableName, jobId, options.signal);
       options.onUpdate?.(status);
       if (FINAL_MERGE_STATES.has(status.state)) return status;
       await new Promise((resolve) => setTimeout(resolve, interval));

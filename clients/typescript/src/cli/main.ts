@@ -9,10 +9,11 @@ import { isSluiceApiError } from '../errors.ts';
 import type { CreateTable } from '../types.ts';
 import { type ConnectionOptions, connect, DEFAULT_URL } from './connection.ts';
 import { load } from './load.ts';
-import { followMerge } from './merge.ts';
+import { followLaneJob, laneSummary } from './merge.ts';
 import { type ScanChoice, type ScanFormat, scan } from './scan.ts';
 import { statsOnce, watchStats } from './stats.ts';
 import { UsageError } from './usage-error.ts';
+import { waitMerged } from './wait-merged.ts';
 
 const positiveInt = (max: number) => (text: string) => {
   const value = Number(text);
@@ -99,14 +100,19 @@ program
   )
   .option('--no-progress', 'no progress bar')
   .option('--fresh', 'start over, replacing the checkpoint of another load', false)
+  .option('--wait-merged', 'then wait until every row it loaded is in the base', false)
   .action(async (name: string, file: string, options) => {
     const started = performance.now();
-    const summary = await load(client(), name, file, options);
+    const c = client();
+    const summary = await load(c, name, file, options);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const resumed = summary.resumedAt > 0 ? `, resumed after batch ${summary.resumedAt}` : '';
     process.stderr.write(
       `loaded ${summary.rows} rows in ${summary.batches} batch${summary.batches === 1 ? '' : 'es'} in ${seconds} s (${summary.replayed} already acked${resumed})\n`,
     );
+    if (!options.waitMerged) return;
+    const waited = await waitMerged(c, name);
+    process.stderr.write(`in the base ${waited.toFixed(1)} s after the load ended\n`);
   });
 
 program
@@ -153,21 +159,33 @@ deadLetters
   .argument('<id>')
   .action(async (id: string) => print(await client().retryDeadLetter(id)));
 
-program
-  .command('merge')
-  .description('merge the committed generations of a table into its base now')
-  .argument('<table>')
-  .option('--follow', 'show the merge progress until it ends', false)
-  .option('--interval <ms>', 'milliseconds between status reads', positiveInt(60_000), 500)
-  .action(async (name: string, options: { follow: boolean; interval: number }) => {
-    const c = client();
-    const { jobId } = await c.merge(name);
-    process.stderr.write(`merge job ${jobId}\n`);
-    if (!options.follow) return;
-    const status = await followMerge(c, name, jobId, options.interval);
-    process.stderr.write(`merge ${status.state}${status.failedReason ? `: ${status.failedReason}` : ''}\n`);
-    if (status.state === 'failed') process.exitCode = 1;
-  });
+for (const [work, description] of [
+  ['merge', 'merge the committed generations of a table into its base now'],
+  [
+    'optimize',
+    "merge what is pending, then optimize the table's base now (compaction, index update, cleanup)",
+  ],
+] as const) {
+  program
+    .command(work)
+    .description(description)
+    .argument('<table>')
+    .option(
+      '--follow',
+      'show the progress until the job ends, then what it did and what is still pending',
+      false,
+    )
+    .option('--interval <ms>', 'milliseconds between status reads', positiveInt(60_000), 500)
+    .action(async (name: string, options: { follow: boolean; interval: number }) => {
+      const c = client();
+      const { jobId } = await (work === 'merge' ? c.merge(name) : c.optimize(name));
+      process.stderr.write(`${work} job ${jobId}\n`);
+      if (!options.follow) return;
+      const status = await followLaneJob(c, work, name, jobId, options.interval);
+      process.stderr.write(`${laneSummary(work, status)}\n`);
+      if (status.state === 'failed') process.exitCode = 1;
+    });
+}
 
 try {
   await program.parseAsync();
