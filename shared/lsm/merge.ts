@@ -209,9 +209,15 @@ export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
   const newest = lastWritePerKey(keys);
   const kept = newest.filter((i) => ops[i] !== OP_DELETE);
   const schema = toArrowSchema(table.schema);
+  // Every row a distinct key and none deleted (a bulk load of new keys): the rows as they are,
+  // in any order, are the upserts, and gathering them would only copy them.
+  const everyRow = kept.length === ops.length;
   return {
-    upserts:
-      kept.length > 0 ? new Table([selectColumns(schema, takeRows(batches, kept))]) : new Table(schema),
+    upserts: everyRow
+      ? new Table(schema, batches.map((b) => selectColumns(schema, b)))
+      : kept.length > 0
+        ? new Table([selectColumns(schema, takeRows(batches, kept))])
+        : new Table(schema),
     deletes: Array.from(
       newest.filter((i) => ops[i] === OP_DELETE),
       (i) => codec.decode(keyAt(keys, i)),

@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- merge`: what a merge into the Lance base costs as the base grows, and
- * what reads of the base cost (I14).
+ * `npm run bench -- merge`: whether merges keep up with a bulk load (merge-catch-up.ts), what
+ * a merge into the Lance base costs as the base grows, and what reads of the base cost (I14).
  *
  * - 10k rows (half updates, half new keys) and 100 deletes merged into a 100k- and a 1M-row base (and a
  *   10M-row one with SLUICE_BENCH_MERGE_10M=1): median seconds of repetitions interleaved
@@ -24,11 +24,11 @@ import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { lanceDb } from '../../shared/base/lance-module.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger, silentLogger } from '../../shared/log.ts';
-import { createRedis } from '../../shared/redis/connection.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
-import { deleteKeys } from '../support/redis.ts';
+import { deletePrefix } from '../support/redis.ts';
 import { benchDir } from './bench-dirs.ts';
+import { run as catchUp } from './merge-catch-up.ts';
 import { type BenchResult, progress } from './measure.ts';
 
 const BATCH = 100_000;
@@ -225,13 +225,8 @@ async function scanLance(
   return { rows, seconds: (performance.now() - t0) / 1000 };
 }
 
-async function deletePrefix(url: string, prefix: string): Promise<void> {
-  const connection = createRedis({ redisUrl: url });
-  await deleteKeys(connection, `${prefix}*`);
-  connection.disconnect();
-}
-
 export async function* run(): AsyncIterable<BenchResult> {
+  yield* catchUp();
   const dir = await benchDir('merge');
   const redis = await ensureRedis(process.env.SLUICE_REDIS_URL ?? 'redis://127.0.0.1:6379', silentLogger);
   const settings = {

@@ -4,8 +4,10 @@
  * merge's delete and upsert. Edge values of each key type, alone and inside composite keys;
  * and composite-key batches far past Lance's limit on a filter's depth (I10, I14).
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JsonRow, jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import { NO_BACKLOG } from '../../shared/lsm/backlog.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { inKeyOrder, readAll } from '../support/rows.ts';
 
@@ -163,6 +165,8 @@ describe('keys in Lance filters: every valid value, every read path, composite b
       await flushAndMerge(shape.name);
       expect(await h.sluice.tableWork.merge(shape.name)).toEqual({
         merged: [],
+        rows: 0,
+        left: NO_BACKLOG,
         lanceVersion: null,
         rolledBack: [],
       });

@@ -68,3 +68,10 @@ export async function deleteKeys(redis: RedisClient, match: string): Promise<voi
   const keys = await keysMatching(redis, match);
   await Promise.all(keys.map((key) => redis.unlink(key)));
 }
+
+/** Every key under `prefix` at `url`, through a connection of its own (the process's may be closed). */
+export async function deletePrefix(url: string, prefix: string): Promise<void> {
+  const connection = createRedis({ redisUrl: url });
+  await deleteKeys(connection, `${prefix}*`);
+  connection.disconnect();
+}
