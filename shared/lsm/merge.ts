@@ -214,7 +214,10 @@ export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
   const everyRow = kept.length === ops.length;
   return {
     upserts: everyRow
-      ? new Table(schema, batches.map((b) => selectColumns(schema, b)))
+      ? new Table(
+          schema,
+          batches.map((b) => selectColumns(schema, b)),
+        )
       : kept.length > 0
         ? new Table([selectColumns(schema, takeRows(batches, kept))])
         : new Table(schema),

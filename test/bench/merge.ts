@@ -28,8 +28,8 @@ import { FsStore } from '../../shared/store/fs-store.ts';
 import type { TableDef } from '../../shared/table/table-def.ts';
 import { deletePrefix } from '../support/redis.ts';
 import { benchDir } from './bench-dirs.ts';
-import { run as catchUp } from './merge-catch-up.ts';
 import { type BenchResult, progress } from './measure.ts';
+import { run as catchUp } from './merge-catch-up.ts';
 
 const BATCH = 100_000;
 const MERGED_ROWS = 10_000;
