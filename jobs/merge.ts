@@ -17,7 +17,9 @@ export function mergeProcessor(sluice: Sluice) {
     const log = sluice.log.child({ queue: job.queueName, jobId: job.id, table, manual });
     log.debug({ attempt: job.attemptsMade + 1 }, 'merge started');
     const started = performance.now();
+    let progress: WorkProgress = { rowsDone: 0, rowsTotal: 0, bytesDone: 0, bytesTotal: 0 };
     const onWorkProgress = (next: WorkProgress) => {
+      progress = next;
       // Progress is for people watching; a Redis hiccup while reporting it must not fail the work.
       job.updateProgress({ ...next }).catch((err: unknown) => log.debug({ err }, 'progress not reported'));
     };
@@ -30,7 +32,9 @@ export function mergeProcessor(sluice: Sluice) {
       });
       if (result.status === 'done') {
         const durationMs = Math.round(performance.now() - started);
-        log.info({ ...result.merged, pending: result.pending, durationMs }, 'merge done');
+        const { generations, lanceVersion } = result.merged;
+        const merged = { rows: progress.rowsDone, bytes: progress.bytesDone, generations, lanceVersion };
+        log.info({ ...merged, pending: result.pending, optimize: result.optimize, durationMs }, 'merge done');
       }
       return result;
     } catch (err) {

@@ -99,6 +99,7 @@ async function optimizeOnce(
   const keepFrom = await oldestReadable(deps, table.name, options.graceMs, options.now ?? Date.now());
   const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
   options.onProgress?.('read');
+  await options.onStep?.('prepared');
   // Null: every recorded version is younger than the grace period, so all of them are kept.
   const lanceVersion = await optimizeDataset(prepared, keepFrom ?? 1, options.slackMs);
   options.onProgress?.('write');

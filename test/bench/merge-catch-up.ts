@@ -12,15 +12,14 @@
  *   end until nothing is pending (`caughtUpSeconds`, goal ≤ 30) and until the key index
  *   covers every row (`indexedSeconds`), and the base's fragments then.
  */
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { type RecordBatch, type Table, tableFromArrays, tableFromIPC } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import { ensureRedis } from '../../infra/local/redis.ts';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
 import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger, silentLogger } from '../../shared/log.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
+import { flightsPass, flightsTable, readFlights } from '../support/flights.ts';
 import { deletePrefix } from '../support/redis.ts';
 import { benchDir } from './bench-dirs.ts';
 import { type BenchResult, progress } from './measure.ts';
@@ -31,45 +30,20 @@ const IN_FLIGHT = 4;
 const POLL_MS = 100;
 const SETTLE_MS = 600_000;
 
-const flightsPath = fileURLToPath(
-  new URL('../../node_modules/vega-datasets/data/flights-200k.arrow', import.meta.url),
-);
-
 async function flightBatches(): Promise<RecordBatch[]> {
-  const flights = tableFromIPC(await readFile(flightsPath));
-  const n = flights.numRows;
-  const widen = (name: string) => Int32Array.from(flights.getChild(name)!.toArray() as Int16Array);
-  const [delay, distance] = [widen('delay'), widen('distance')];
-  const time = flights.getChild('time')!.toArray() as Float32Array;
+  const flights = await readFlights();
   const batches: RecordBatch[] = [];
   for (let pass = 0; pass < PASSES; pass++) {
-    const table: Table = tableFromArrays({
-      id: BigInt64Array.from({ length: n }, (_, i) => BigInt(pass * n + i)),
-      delay,
-      distance,
-      time,
-    });
-    for (let from = 0; from < n; from += BATCH_ROWS)
+    const table = flightsPass(flights, pass);
+    for (let from = 0; from < table.numRows; from += BATCH_ROWS) {
       batches.push(...table.slice(from, from + BATCH_ROWS).batches);
+    }
   }
   return batches;
 }
 
 async function createFlights(runtime: Runtime, name: string) {
-  return runtime.sluice.tables.create({
-    name,
-    schema: {
-      fields: [
-        { name: 'id', type: 'int64', nullable: false },
-        { name: 'delay', type: 'int32', nullable: true },
-        { name: 'distance', type: 'int32', nullable: true },
-        { name: 'time', type: 'float32', nullable: true },
-      ],
-    },
-    primaryKey: ['id'],
-    shards: 4,
-    settings: { mergeAfterSeconds: 5 },
-  });
+  return runtime.sluice.tables.create(flightsTable(name));
 }
 
 /** Appends every batch, `IN_FLIGHT` at once; seconds it took. */

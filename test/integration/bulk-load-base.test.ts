@@ -5,11 +5,9 @@
  * index then covers every row, the base is compact, and no merge or optimize failed or
  * went into cooldown on the way (docs/base-table.md, "Optimize").
  */
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { type Table, tableFromArrays, tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceClient } from '../../clients/typescript/src/index.ts';
+import { flightsPass, flightsTable, readFlights } from '../support/flights.ts';
 import { type ServedProcess, serveProcess } from '../support/server-process.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -19,23 +17,6 @@ const WRITERS = 4;
 const CATCH_UP_MS = 30_000;
 const MAX_FRAGMENTS = 36;
 
-/** The package exports only its index; its data files sit beside it. */
-const flightsPath = fileURLToPath(
-  new URL('../../node_modules/vega-datasets/data/flights-200k.arrow', import.meta.url),
-);
-
-/** One pass over the flights under ids `pass × rows …`: their int16 columns widened to int32. */
-function flightsPass(flights: Table, pass: number): Table {
-  const n = flights.numRows;
-  const widen = (name: string) => Int32Array.from(flights.getChild(name)!.toArray() as Int16Array);
-  return tableFromArrays({
-    id: BigInt64Array.from({ length: n }, (_, i) => BigInt(pass * n + i)),
-    delay: widen('delay'),
-    distance: widen('distance'),
-    time: flights.getChild('time')!.toArray() as Float32Array,
-  });
-}
-
 describe('a 1M-row bulk load through HTTP: the base keeps up, indexed and compact', () => {
   let served: ServedProcess;
   let client: SluiceClient;
@@ -43,26 +24,13 @@ describe('a 1M-row bulk load through HTTP: the base keeps up, indexed and compac
   beforeAll(async () => {
     served = await serveProcess('bulk-load', { role: 'all', env: { SLUICE_SAMPLER_INTERVAL_SECONDS: '1' } });
     client = new SluiceClient({ url: served.server.url, token: served.tokens.all });
-    await client.createTable({
-      name: 'flights',
-      schema: {
-        fields: [
-          { name: 'id', type: 'int64', nullable: false },
-          { name: 'delay', type: 'int32', nullable: true },
-          { name: 'distance', type: 'int32', nullable: true },
-          { name: 'time', type: 'float32', nullable: true },
-        ],
-      },
-      primaryKey: ['id'],
-      shards: 4,
-      settings: { mergeAfterSeconds: 5 },
-    });
+    await client.createTable(flightsTable('flights'));
   });
 
   afterAll(() => served?.stop());
 
   it('catches up within 30 s of the load, every row indexed, a few dozen fragments, no failure', async () => {
-    const flights = tableFromIPC(await readFile(flightsPath));
+    const flights = await readFlights();
     const passes = Array.from({ length: PASSES }, (_, pass) => flightsPass(flights, pass));
     const slices = passes.flatMap((pass) =>
       Array.from({ length: Math.ceil(pass.numRows / BATCH_ROWS) }, (_, i) =>

@@ -61,7 +61,6 @@ describe('dashboard access (API process)', () => {
       headers: { cookie: `sluice_dashboard=${cookie.value}` },
     });
     expect(queues.json.queues.map((q: { name: string }) => q.name).sort()).toEqual([
-      'compact',
       'dead-letter',
       'flush',
       'merge',
