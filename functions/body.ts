@@ -56,6 +56,8 @@ const KEYS_BODY =
 const CREATE_BODY =
   '{"name":…,"schema":{"fields":[{"name":…,"type":…},…]},"primaryKey":[…]} with optional "shards" and "settings"';
 const DRAIN_BODY = '{"drain": true} or {"drain": false}';
+const INDEX_BODY =
+  '{"column":…,"type":"btree"|"bitmap"|"ivf_pq"|"ivf_hnsw_sq"|"fts"} with optional "metric" and "params"';
 
 async function readBytes(c: Ctx, maxBytes: number, send: string): Promise<Uint8Array> {
   if (Number(c.req.header('content-length') ?? 0) > maxBytes) throw tooLarge(maxBytes);
@@ -115,6 +117,11 @@ export async function readCreateTable(c: Ctx, limits: Limits): Promise<unknown> 
       settings: 'INVALID_SETTINGS',
     },
   });
+}
+
+/** An index declaration's JSON; the domain checks it against the table, with its own codes. */
+export async function readIndexDeclaration(c: Ctx, limits: Limits): Promise<unknown> {
+  return (await readJson(c, limits.maxBodyBytes, INDEX_BODY)).value;
 }
 
 export async function readDrain(c: Ctx, limits: Limits): Promise<boolean> {

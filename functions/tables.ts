@@ -1,9 +1,9 @@
-/** Tables: create, list, describe, drop (admin). */
+/** Tables: create, list, describe, declare an index (admin), drop (admin). */
 import { Hono } from 'hono';
 import pLimit from 'p-limit';
 import { type TableDef, tableDefToJSON } from '../shared/table/table-def.ts';
 import type { ApiDeps } from './app.ts';
-import { readCreateTable } from './body.ts';
+import { readCreateTable, readIndexDeclaration } from './body.ts';
 import { PageQuerySchema } from './openapi/schemas.ts';
 import { type Ctx, type Env, queryParams, tableParam } from './request.ts';
 
@@ -14,6 +14,7 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
   const describe = async (c: Ctx, def: TableDef) => ({
     ...tableDefToJSON(def),
+    indexes: await sluice.tables.indexes(def, c.var.signal),
     drain: await sluice.tables.isDrained(def.name, c.var.signal),
     stats: await sluice.reads.stats(def, c.var.signal),
   });
@@ -37,6 +38,18 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   app.get('/v1/tables/:t', requireScope('read'), async (c) => {
     const def = await sluice.tables.describe(tableParam(c));
     return c.json(await describe(c, def));
+  });
+
+  app.post('/v1/tables/:t/indexes', requireScope('admin'), async (c) => {
+    const def = await sluice.tables.describe(tableParam(c));
+    const index = await sluice.tables.declareIndex(def, await readIndexDeclaration(c, sluice.config.limits));
+    c.var.log.info({ index }, 'index declared');
+    // Built by an optimize in the table's merge lane; a drained table builds it once undrained.
+    const jobId = (await sluice.tables.isDrained(def.name, c.var.signal))
+      ? null
+      : (await sluice.tableWork.request('optimize', def.name, c.var.signal)).jobId;
+    if (jobId) c.header('Location', `/v1/tables/${def.name}/optimize/${encodeURIComponent(jobId)}`);
+    return c.json({ index, jobId }, 202);
   });
 
   app.delete('/v1/tables/:t', requireScope('admin'), async (c) => {

@@ -14,6 +14,8 @@ const CODES = {
   /** The object store ignores conditional writes: Sluice refuses to run on it (it would lose data). */
   STORE_UNSAFE: { status: 500, retryable: false },
   INVALID_SETTINGS: { status: 400, retryable: false },
+  /** An index declaration that does not fit the table: unknown column, a type the column cannot take. */
+  INVALID_INDEX: { status: 400, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },
   TABLE_NOT_FOUND: { status: 404, retryable: false },
@@ -22,6 +24,8 @@ const CODES = {
   SHARD_NOT_FOUND: { status: 404, retryable: false },
   ROUTE_NOT_FOUND: { status: 404, retryable: false },
   TABLE_EXISTS: { status: 409, retryable: false },
+  /** The column already has a declared index (or is the key, which has its btree). */
+  INDEX_EXISTS: { status: 409, retryable: false },
   IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },
   SHARD_NOT_POISONED: { status: 409, retryable: false },
   /** A dead letter's retry, refused while its shard is poisoned: reopen the shard first. */

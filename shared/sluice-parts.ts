@@ -21,6 +21,7 @@ import type { OptimizeRequests } from './scheduler/optimize-requests.ts';
 import type { SamplerIndex } from './scheduler/sampler-index.ts';
 import type { ObjectStore } from './store/object-store.ts';
 import type { TableCatalog } from './table/catalog.ts';
+import type { IndexDeclarations } from './table/index-declarations.ts';
 import type { TableDef } from './table/table-def.ts';
 import type { TableDrops } from './table/table-drops.ts';
 import type { WalWriter } from './wal/wal-writer.ts';
@@ -48,6 +49,7 @@ export interface SluiceParts {
   readonly drains: DrainFlags;
   readonly optimizeRequests: OptimizeRequests;
   readonly drops: TableDrops;
+  readonly indexDeclarations: IndexDeclarations;
   /** The live definition of a table: TABLE_NOT_FOUND once it is dropped (table-lookup.ts). */
   table(name: string): Promise<TableDef>;
   /** The definition a write goes to; a dropped table is refused by the write's WAL allocation. */

@@ -31,6 +31,7 @@ import { Writes } from './services/writes.ts';
 import type { SluiceParts } from './sluice-parts.ts';
 import type { ObjectStore } from './store/object-store.ts';
 import { TableCatalog } from './table/catalog.ts';
+import { IndexDeclarations } from './table/index-declarations.ts';
 import { TableDrops } from './table/table-drops.ts';
 import { TableLookup } from './table/table-lookup.ts';
 import { WalWriter } from './wal/wal-writer.ts';
@@ -96,6 +97,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     drains: new DrainFlags({ redis, prefix, store }),
     optimizeRequests: new OptimizeRequests(redis, prefix),
     drops,
+    indexDeclarations: new IndexDeclarations(store),
     table: (name) => lookup.get(name),
     tableForWrite: (name) => lookup.forWrite(name),
     forgetTable: (name) => lookup.forget(name),

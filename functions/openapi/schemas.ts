@@ -5,11 +5,13 @@
  * document. Rows and keys stay opaque here: their shape is the table's schema, checked by
  * the domain, as are a table definition's columns and settings (docs/design.md, "HTTP API").
  */
+
 import { z } from '@hono/zod-openapi';
 import { TableSettingsSchema } from '../../shared/config.ts';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_PAGE } from '../../shared/page-limit.ts';
 import { isPlainObject } from '../../shared/plain-object.ts';
+import { INDEX_TYPES, METRICS } from '../../shared/table/index-decl.ts';
 import { DEFAULT_SHARDS, MAX_SHARDS } from '../../shared/table/table-def.ts';
 import { invalidTableNameMessage, TABLE_NAME_PATTERN } from '../../shared/table/table-name.ts';
 
@@ -89,8 +91,35 @@ export const CreateTableSchema = z
         description: `Defaults to ${DEFAULT_SHARDS}; fixed for the table's life. A shard is one WAL and one flush lane: more shards flush in parallel, and a write makes one WAL entry per shard its rows touch.`,
       }),
     settings: z.object(settingsShape).partial().strict().optional(),
+    indexes: z
+      .array(z.unknown())
+      .optional()
+      .openapi({ description: 'Indexes to build on the base, each an IndexDeclaration' }),
   })
   .openapi('CreateTable');
+
+export const IndexDeclarationSchema = z
+  .object({
+    column: z.string(),
+    type: z.enum(INDEX_TYPES).openapi({
+      description:
+        'btree or bitmap on a scalar column, ivf_pq or ivf_hnsw_sq on a vector column, fts (full text) on a utf8 column',
+    }),
+    metric: z.enum(METRICS).optional().openapi({ description: 'Vector indexes only; l2 when absent' }),
+    params: z
+      .object({ numPartitions: z.number().int().optional(), numSubVectors: z.number().int().optional() })
+      .optional(),
+  })
+  .openapi('IndexDeclaration');
+
+export const DeclaredIndexSchema = z
+  .object({
+    index: IndexDeclarationSchema,
+    jobId: z.string().nullable().openapi({
+      description: 'The merge-lane job that builds it (null on a drained table: it is built once undrained)',
+    }),
+  })
+  .openapi('DeclaredIndex');
 
 const BaseHealthSchema = z
   .object({
@@ -148,6 +177,9 @@ export const TableDescriptionSchema = z
     shards: z.number().int(),
     settings: TableSettingsSchemaWire,
     createdAt: timestamp,
+    indexes: z.array(IndexDeclarationSchema).openapi({
+      description: 'Every declared index; stats.base.indexes says how many rows each covers',
+    }),
     drain: z.boolean(),
     stats: TableStatsSchema,
   })
@@ -286,7 +318,7 @@ const BacklogSchema = z
 
 const LaneOptimizeSchema = z
   .object({
-    reason: z.enum(['requested', 'merges', 'small-fragments', 'unindexed-rows', 'caught-up']),
+    reason: z.enum(['requested', 'indexes', 'merges', 'small-fragments', 'unindexed-rows', 'caught-up']),
     lanceVersion: z.number().int().nullable().optional(),
     conflicts: z.number().int().optional(),
     skipped: z.enum(['cooldown', 'drained']).optional(),

@@ -8,10 +8,12 @@
  * stored a grace period ago.
  */
 import type { BaseDatasets } from '../base/base-datasets.ts';
-import { type BaseHealth, unindexedRows } from '../base/base-health.ts';
+import { type BaseHealth, measureBase, unindexedRows } from '../base/base-health.ts';
+import { buildIndexes, indexesToBuild } from '../base/declared-indexes.ts';
 import { prepareBase } from '../base/merge-commit.ts';
 import { optimizeDataset } from '../base/optimize-dataset.ts';
 import { isSluiceError } from '../errors.ts';
+import type { IndexDeclarations } from '../table/index-declarations.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { BaseManifestStore } from './base-manifest.ts';
 import { commitOptimize } from './base-transitions.ts';
@@ -20,6 +22,7 @@ import type { MergeOptions } from './merge.ts';
 export interface OptimizeDeps {
   bases: BaseManifestStore;
   datasets: BaseDatasets;
+  indexDeclarations: Pick<IndexDeclarations, 'all'>;
 }
 
 export interface OptimizeOutcome {
@@ -42,7 +45,13 @@ export function optimizeDue(mergesSinceOptimize: number, table: TableDef): boole
 }
 
 /** Why a merge-lane job optimizes after its merge. */
-export type OptimizeReason = 'requested' | 'merges' | 'small-fragments' | 'unindexed-rows' | 'caught-up';
+export type OptimizeReason =
+  | 'requested'
+  | 'indexes'
+  | 'merges'
+  | 'small-fragments'
+  | 'unindexed-rows'
+  | 'caught-up';
 
 export interface LaneState {
   /** An operator asked for an optimize. */
@@ -52,6 +61,8 @@ export interface LaneState {
   caughtUp: boolean;
   /** The base now; null while it has none. */
   health: BaseHealth | null;
+  /** Declared indexes the base lacks and has rows enough for. */
+  indexesToBuild: number;
 }
 
 /**
@@ -62,6 +73,7 @@ export interface LaneState {
 export function optimizeReason(table: TableDef, lane: LaneState): OptimizeReason | null {
   if (lane.health === null) return null;
   if (lane.requested) return 'requested';
+  if (lane.indexesToBuild > 0) return 'indexes';
   const { optimizeAfterUnindexedRows, optimizeAfterSmallFragments } = table.settings;
   const unindexed = unindexedRows(lane.health);
   if (optimizeDue(lane.mergesSinceOptimize, table)) return 'merges';
@@ -100,6 +112,8 @@ async function optimizeOnce(
   const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
   options.onProgress?.('read');
   await options.onStep?.('prepared');
+  const declared = await deps.indexDeclarations.all(table, options.signal);
+  await buildIndexes(prepared.handle, table, indexesToBuild(declared, await measureBase(prepared.handle)));
   // Null: every recorded version is younger than the grace period, so all of them are kept.
   const lanceVersion = await optimizeDataset(prepared, keepFrom ?? 1, options.slackMs);
   options.onProgress?.('write');

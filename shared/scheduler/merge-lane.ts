@@ -6,11 +6,13 @@
  * counted in the failure ledger under its own kind.
  */
 import type { BaseHealth } from '../base/base-health.ts';
+import { indexesToBuild } from '../base/declared-indexes.ts';
 import { toSluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Backlog, mergeDue } from '../lsm/backlog.ts';
 import type { MergeOutcome } from '../lsm/merge.ts';
 import { type OptimizeOutcome, type OptimizeReason, optimizeReason } from '../lsm/optimize.ts';
+import type { IndexDecl } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { WorkProgress } from '../work/work-progress.ts';
 import type { WorkKind } from './contracts.ts';
@@ -21,6 +23,7 @@ export interface MergeLaneDeps {
   table(name: string): Promise<TableDef>;
   bases: { read(table: string): Promise<{ mergesSinceOptimize: number }> };
   datasets: { health(table: TableDef): Promise<BaseHealth | null> };
+  indexDeclarations: { all(table: TableDef): Promise<IndexDecl[]> };
   ledger: { isCoolingDown(kind: WorkKind, table: string): Promise<boolean> };
   optimizeRequests: {
     waiting(table: string): Promise<number>;
@@ -91,16 +94,19 @@ async function optimizeAfter(
   merged: MergeOutcome,
 ): Promise<LaneOptimize | null> {
   const requested = await deps.optimizeRequests.waiting(def.name);
+  const health = await deps.datasets.health(def);
   const reason = optimizeReason(def, {
     requested: requested > 0,
     mergesSinceOptimize: (await deps.bases.read(def.name)).mergesSinceOptimize,
     caughtUp: merged.rows > 0 && merged.left.generations === 0,
-    health: await deps.datasets.health(def),
+    health,
+    indexesToBuild: health ? indexesToBuild(await deps.indexDeclarations.all(def), health).length : 0,
   });
   if (reason === null) return null;
   if (requested === 0 && (await deps.ledger.isCoolingDown('compact', def.name))) {
     return { reason, skipped: 'cooldown' };
   }
+  lane.log.debug({ reason }, 'optimize started');
   try {
     const run = { kind: 'compact' as const, table: def.name, queueWaitMs: null, log: lane.log };
     const optimizing = await deps.run(run, (options) => deps.optimize(def.name, options));

@@ -2,6 +2,7 @@
 import type { DrainState } from '../scheduler/drain.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
 import type { ListTablesOptions, TablePage } from '../table/catalog.ts';
+import type { IndexDecl } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { DroppedTable } from '../table/table-drops.ts';
 import type { TableLookup } from '../table/table-lookup.ts';
@@ -43,6 +44,16 @@ export class Tables {
   /** `table` as `describe` answered it, so the drop was asked about once. */
   drain(table: TableDef, drain: boolean, signal?: AbortSignal): Promise<DrainState> {
     return this.#parts.drains.setDrain(table, drain, signal);
+  }
+
+  /** Every index declared on `table`: at create and since. */
+  indexes(table: TableDef, signal?: AbortSignal): Promise<IndexDecl[]> {
+    return this.#parts.indexDeclarations.all(table, signal);
+  }
+
+  /** Declares an index; the table's merge lane builds it (INVALID_INDEX, INDEX_EXISTS: nothing changes). */
+  declareIndex(table: TableDef, input: unknown, signal?: AbortSignal): Promise<IndexDecl> {
+    return this.#parts.indexDeclarations.declare(table, input, signal);
   }
 
   isDrained(name: string, signal?: AbortSignal): Promise<boolean> {

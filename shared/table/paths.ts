@@ -42,6 +42,11 @@ export function tableConfigKey(table: string): string {
 }
 
 /** Written only by shared/scheduler/drain.ts; no reader of the data path looks at it. */
+/** The indexes declared after the table was created (POST /v1/tables/{t}/indexes). */
+export function tableIndexesKey(table: string): string {
+  return `${tablePrefix(table)}indexes.json`;
+}
+
 export function tableDrainKey(table: string): string {
   return `${tablePrefix(table)}drain.json`;
 }

@@ -14,6 +14,7 @@ import { parseTableSchema, type SchemaJSON, schemaToJSON, type TableSchema } fro
 import { type TableSettings, TableSettingsSchema } from '../config.ts';
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
+import { type IndexDecl, parseIndexDecls } from './index-decl.ts';
 import { assertTableName } from './table-name.ts';
 
 export const TABLE_FORMAT_VERSION = 1;
@@ -27,6 +28,8 @@ export interface TableDef {
   readonly schema: TableSchema;
   readonly shards: number;
   readonly settings: TableSettings;
+  /** Indexes declared at create; later ones live beside the definition (index-declarations.ts). */
+  readonly indexes: readonly IndexDecl[];
   /** ISO-8601, UTC. */
   readonly createdAt: string;
 }
@@ -39,10 +42,11 @@ export interface TableDefJSON {
   primaryKey: string[];
   shards: number;
   settings: TableSettings;
+  indexes: IndexDecl[];
   createdAt: string;
 }
 
-const CREATE_KEYS = new Set(['name', 'schema', 'primaryKey', 'shards', 'settings']);
+const CREATE_KEYS = new Set(['name', 'schema', 'primaryKey', 'shards', 'settings', 'indexes']);
 const STORED_KEYS = new Set([...CREATE_KEYS, 'formatVersion', 'createdAt']);
 const SETTING_NAMES = new Set(Object.keys(TableSettingsSchema.shape));
 
@@ -95,12 +99,14 @@ export function parseCreateTable(input: unknown, defaults: TableSettings, now: D
   if (!isPlainObject(input))
     throw new SluiceError('INVALID_REQUEST', 'the table definition must be a JSON object');
   rejectUnknownKeys(input, CREATE_KEYS);
+  const schema = parseTableSchema(input.schema, input.primaryKey);
   return {
     formatVersion: TABLE_FORMAT_VERSION,
     name: assertTableName(input.name),
-    schema: parseTableSchema(input.schema, input.primaryKey),
+    schema,
     shards: parseShards(input.shards),
     settings: parseTableSettings(input.settings, defaults),
+    indexes: parseIndexDecls(input.indexes, schema),
     createdAt: now.toISOString(),
   };
 }
@@ -124,12 +130,15 @@ export function parseStoredTableDef(input: unknown, defaults: TableSettings): Ta
   if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))) {
     throw new SluiceError('INVALID_REQUEST', 'createdAt must be an ISO-8601 timestamp', { createdAt });
   }
+  const schema = parseTableSchema(input.schema, input.primaryKey);
   return {
     formatVersion,
     name: assertTableName(input.name),
-    schema: parseTableSchema(input.schema, input.primaryKey),
+    schema,
     shards: parseShards(input.shards),
     settings: parseTableSettings(withoutRetiredSettings(input.settings), defaults),
+    // A table stored before indexes could be declared has none.
+    indexes: parseIndexDecls(input.indexes, schema),
     createdAt,
   };
 }
@@ -150,6 +159,7 @@ export function tableDefToJSON(def: TableDef): TableDefJSON {
     primaryKey: [...def.schema.primaryKey],
     shards: def.shards,
     settings: { ...def.settings },
+    indexes: [...def.indexes],
     createdAt: def.createdAt,
   };
 }

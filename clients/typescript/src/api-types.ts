@@ -131,6 +131,26 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/v1/tables/{t}/indexes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Declare an index; an optimize in the table's merge lane builds it once the base has rows enough, and every optimize keeps it up to date
+     * @description Scope: `admin`.
+     */
+    post: operations['declareIndex'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/tables/{t}/rows': {
     parameters: {
       query?: never;
@@ -467,6 +487,7 @@ export type components = {
       | 'INVALID_CONFIG'
       | 'STORE_UNSAFE'
       | 'INVALID_SETTINGS'
+      | 'INVALID_INDEX'
       | 'UNAUTHORIZED'
       | 'FORBIDDEN'
       | 'TABLE_NOT_FOUND'
@@ -475,6 +496,7 @@ export type components = {
       | 'SHARD_NOT_FOUND'
       | 'ROUTE_NOT_FOUND'
       | 'TABLE_EXISTS'
+      | 'INDEX_EXISTS'
       | 'IDEMPOTENCY_CONFLICT'
       | 'SHARD_NOT_POISONED'
       | 'SHARD_STILL_POISONED'
@@ -515,6 +537,8 @@ export type components = {
       settings: components['schemas']['TableSettings'];
       /** Format: date-time */
       createdAt: string;
+      /** @description Every declared index; stats.base.indexes says how many rows each covers */
+      indexes: components['schemas']['IndexDeclaration'][];
       drain: boolean;
       stats: components['schemas']['TableStats'];
     };
@@ -532,6 +556,23 @@ export type components = {
       optimizeAfterMerges: number;
       optimizeAfterUnindexedRows: number;
       optimizeAfterSmallFragments: number;
+    };
+    IndexDeclaration: {
+      column: string;
+      /**
+       * @description btree or bitmap on a scalar column, ivf_pq or ivf_hnsw_sq on a vector column, fts (full text) on a utf8 column
+       * @enum {string}
+       */
+      type: 'btree' | 'bitmap' | 'ivf_pq' | 'ivf_hnsw_sq' | 'fts';
+      /**
+       * @description Vector indexes only; l2 when absent
+       * @enum {string}
+       */
+      metric?: 'l2' | 'cosine' | 'dot';
+      params?: {
+        numPartitions?: number;
+        numSubVectors?: number;
+      };
     };
     TableStats: {
       /** @description Version of Sluice's record of the base */
@@ -592,6 +633,8 @@ export type components = {
         optimizeAfterUnindexedRows?: number;
         optimizeAfterSmallFragments?: number;
       };
+      /** @description Indexes to build on the base, each an IndexDeclaration */
+      indexes?: unknown[];
     };
     Field: {
       /** @example id */
@@ -608,6 +651,11 @@ export type components = {
       items: components['schemas']['TableDescription'][];
       /** @description Opaque cursor of the next page; null on the last. */
       next: string | null;
+    };
+    DeclaredIndex: {
+      index: components['schemas']['IndexDeclaration'];
+      /** @description The merge-lane job that builds it (null on a drained table: it is built once undrained) */
+      jobId: string | null;
     };
     DroppedTable: {
       name: components['schemas']['TableName'];
@@ -753,7 +801,7 @@ export type components = {
     /** @description The optimize this job ran after its merge and why: its recorded Lance version (null: a merge preempted it every try), or why it was skipped, or its error. */
     LaneOptimize: {
       /** @enum {string} */
-      reason: 'requested' | 'merges' | 'small-fragments' | 'unindexed-rows' | 'caught-up';
+      reason: 'requested' | 'indexes' | 'merges' | 'small-fragments' | 'unindexed-rows' | 'caught-up';
       lanceVersion?: number | null;
       conflicts?: number;
       /** @enum {string} */
@@ -1167,7 +1215,7 @@ export interface operations {
           'application/json': components['schemas']['TableDescription'];
         };
       };
-      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_SCHEMA, INVALID_TABLE_NAME, INVALID_SETTINGS */
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_SCHEMA, INVALID_TABLE_NAME, INVALID_SETTINGS, INVALID_INDEX */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1194,7 +1242,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: TABLE_EXISTS */
+      /** @description Conflict: TABLE_EXISTS, INDEX_EXISTS */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1384,6 +1432,124 @@ export interface operations {
       };
       /** @description Not found: TABLE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, STORE_CONFLICT */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  declareIndex: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['IndexDeclaration'];
+      };
+    };
+    responses: {
+      /** @description The declaration, and the job that builds it */
+      202: {
+        headers: {
+          /** @description The status of that job */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeclaredIndex'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME, INVALID_INDEX */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: INDEX_EXISTS */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
         headers: {
           [name: string]: unknown;
         };

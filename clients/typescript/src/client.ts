@@ -22,8 +22,10 @@ import type {
   DeadLetter,
   DeadLetterPage,
   DeadLetterRetry,
+  DeclaredIndex,
   DrainState,
   DroppedTable,
+  IndexDeclaration,
   LookupMany,
   MergeFailurePage,
   MergeStatus,
@@ -391,6 +393,11 @@ export class SluiceClient {
       if (FINAL_MERGE_STATES.has(status.state)) return status;
       await new Promise((resolve) => setTimeout(resolve, interval));
     }
+  }
+
+  /** Declares an index that the table's merge lane builds on the base and keeps up to date. */
+  declareIndex(tableName: string, index: IndexDeclaration, signal?: AbortSignal): Promise<DeclaredIndex> {
+    return this.transport.json({ method: 'POST', path: `${table(tableName)}/indexes`, json: index, signal });
   }
 
   setDrain(tableName: string, drain: boolean, signal?: AbortSignal): Promise<DrainState> {
