@@ -11,11 +11,16 @@
  * - `load-with-merges`: the same load with every worker running; seconds from the load's
  *   end until nothing is pending (`caughtUpSeconds`, goal ≤ 30) and until the key index
  *   covers every row (`indexedSeconds`), and the base's fragments then.
+ * - `lookup-after-load`: point lookups of that base through Sluice against LanceDB's own
+ *   filtered query of the same version, interleaved key by key: p50 of each and their ratio
+ *   (goal ≤ 1.5).
  */
+import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { ensureRedis } from '../../infra/local/redis.ts';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.ts';
 import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
+import { lanceDb } from '../../shared/base/lance-module.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger, silentLogger } from '../../shared/log.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
@@ -28,6 +33,7 @@ const PASSES = 15;
 const BATCH_ROWS = 50_000;
 const IN_FLIGHT = 4;
 const POLL_MS = 100;
+const LOOKUPS = 400;
 const SETTLE_MS = 600_000;
 
 async function flightBatches(): Promise<RecordBatch[]> {
@@ -152,6 +158,44 @@ export async function* run(): AsyncIterable<BenchResult> {
       fragments: covered.stats.base?.fragments ?? null,
       baseVersions: covered.stats.base?.versions ?? null,
       goal: 30,
+    };
+
+    progress('lookup-after-load: Sluice against LanceDB on the same base');
+    const def = await runtime.sluice.tables.describe('together');
+    const { lanceVersion } = await runtime.parts.bases.read('together');
+    const lance = await (await lanceDb().connect(join(dir, 'tables', 'together'))).openTable('base');
+    await lance.checkout(lanceVersion!);
+    const times = { sluice: [] as number[], lancedb: [] as number[] };
+    for (let i = 0; i < LOOKUPS; i++) {
+      const key = (i * 104_729) % rows;
+      const sluice = async () => (await runtime.sluice.reads.lookup(def.name, key))?.numRows;
+      const own = async () => (await lance.query().where(`id = ${key}`).limit(1).toArrow()).numRows;
+      for (const [system, lookup] of i % 2 === 0
+        ? ([
+            ['sluice', sluice],
+            ['lancedb', own],
+          ] as const)
+        : ([
+            ['lancedb', own],
+            ['sluice', sluice],
+          ] as const)) {
+        const t0 = performance.now();
+        if ((await lookup()) !== 1) throw new Error(`${system} did not find key ${key}`);
+        times[system].push(performance.now() - t0);
+      }
+    }
+    lance.close();
+    const p50 = (list: number[]) =>
+      Math.round([...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]! * 100) / 100;
+    yield {
+      bench: 'merge',
+      case: `lookup-after-load-${rows}rows`,
+      system: 'ratio',
+      lookups: LOOKUPS,
+      sluiceP50Ms: p50(times.sluice),
+      lancedbP50Ms: p50(times.lancedb),
+      ratio: Math.round((p50(times.sluice) / p50(times.lancedb)) * 100) / 100,
+      goal: 1.5,
     };
   } finally {
     for (const set of running) await set.close(0);

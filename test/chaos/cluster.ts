@@ -82,7 +82,7 @@ export class ChaosCluster {
    */
   async spawn(name: ProcessName): Promise<void> {
     const role = name === 'api' ? 'api' : 'worker';
-    // Workers log at debug: a fault aimed at the optimizing worker waits for its "compact started".
+    // Workers log at debug: a fault aimed at the optimizing worker waits for its "optimize started".
     const level = role === 'worker' ? { SLUICE_LOG_LEVEL: 'debug' } : {};
     const child = spawnLogged('infra/local/start.ts', [], { ...this.env, SLUICE_ROLE: role, ...level });
     this.spawned += 1;

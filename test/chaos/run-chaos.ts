@@ -257,7 +257,7 @@ async function attack(
     } else if (fault.kind === 'killOptimizer' || fault.kind === 'stopOptimizer') {
       const target = await cluster.nextToLog(
         WORKERS,
-        (line) => line.msg === 'compact started',
+        (line) => line.msg === 'optimize started',
         OPTIMIZER_WAIT_MS,
       );
       options.progress(target ? `  … ${target} is optimizing` : '  … no optimize started; nothing done');
