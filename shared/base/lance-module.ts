@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as SluiceLance from '@sluice/lance';
-import { type Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { type RecordBatch, type Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 
 let loaded: typeof SluiceLance | null = null;
 
@@ -29,4 +29,32 @@ export function toLanceArrow(table: Table): LanceArrowTable {
 
 export function fromLanceArrow(table: LanceArrowTable): Table {
   return tableFromIPC(lance().arrow.tableToIPC(table, 'stream'));
+}
+
+type LanceQuery = ReturnType<LanceTable['query']>;
+
+/** LanceDB's native batch iterator: each batch comes from Rust as Arrow IPC bytes. */
+interface NativeBatches {
+  next(): Promise<Uint8Array | null | undefined>;
+}
+
+/**
+ * A query's rows, in Sluice's Arrow. LanceDB's own `toArrow` decodes each batch from the
+ * IPC bytes Rust hands it, and `fromLanceArrow` would encode and decode them again; here
+ * they are decoded once, by Sluice's Arrow, from the native iterator LanceDB's
+ * `toArrow` reads (its `inner` query, pinned with LanceDB). Without it, the public way.
+ */
+export async function queryRows(query: LanceQuery): Promise<RecordBatch[]> {
+  const inner = await (query as unknown as { inner?: Promise<NativeQuery> | NativeQuery }).inner;
+  if (typeof inner?.execute !== 'function') return fromLanceArrow(await query.toArrow()).batches;
+  const batches = await inner.execute();
+  const rows: RecordBatch[] = [];
+  for (let bytes = await batches.next(); bytes; bytes = await batches.next()) {
+    rows.push(...tableFromIPC(bytes).batches);
+  }
+  return rows;
+}
+
+interface NativeQuery {
+  execute(): Promise<NativeBatches>;
 }

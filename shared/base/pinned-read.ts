@@ -5,14 +5,14 @@
  * version with a fixed filter, so the same offset always names the same row). Both read
  * only the columns asked for; rows come back in the table's schema, or that projection of it.
  */
-import type { RecordBatch, Schema, Table } from 'apache-arrow';
+import type { RecordBatch, Schema } from 'apache-arrow';
 import type { KeyValue } from '../arrow/key-codec.ts';
 import { keyColumns, toArrowSchema } from '../arrow/schema.ts';
 import { selectColumns } from '../arrow/select-columns.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { BaseDatasets } from './base-datasets.ts';
 import { keysPredicates } from './key-predicate.ts';
-import { fromLanceArrow } from './lance-module.ts';
+import { queryRows } from './lance-module.ts';
 
 /** The base's rows of those keys (each key once), in no particular order; `schema` names the columns read. */
 export async function lookupBase(
@@ -25,13 +25,12 @@ export async function lookupBase(
   const handle = await datasets.at(table, version);
   const batches: RecordBatch[] = [];
   for (const where of keysPredicates(keyColumns(table.schema), keys)) {
-    const found = await handle
+    const query = handle
       .query()
       .select(schema.fields.map((f) => f.name))
       .where(where)
-      .limit(keys.length)
-      .toArrow();
-    batches.push(...inSchema(schema, fromLanceArrow(found)));
+      .limit(keys.length);
+    batches.push(...inSchema(schema, await queryRows(query)));
   }
   return batches;
 }
@@ -54,7 +53,7 @@ export async function scanBase(
   try {
     let query = handle.query().select(scan.schema.fields.map((f) => f.name));
     if (scan.where !== null) query = query.where(scan.where);
-    return inSchema(scan.schema, fromLanceArrow(await query.offset(page.offset).limit(page.limit).toArrow()));
+    return inSchema(scan.schema, await queryRows(query.offset(page.offset).limit(page.limit)));
   } catch (err) {
     throw await datasets.explainReadFailure(table, version, err);
   }
@@ -66,6 +65,6 @@ export async function countBase(datasets: BaseDatasets, table: TableDef, version
 }
 
 /** Lance's field metadata (the primary key mark) is left behind: rows carry the table's schema. */
-function inSchema(schema: Schema, rows: Table): RecordBatch[] {
-  return rows.batches.filter((b) => b.numRows > 0).map((b) => selectColumns(schema, b));
+function inSchema(schema: Schema, rows: readonly RecordBatch[]): RecordBatch[] {
+  return rows.filter((b) => b.numRows > 0).map((b) => selectColumns(schema, b));
 }
