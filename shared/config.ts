@@ -36,7 +36,7 @@ export const TableSettingsSchema = z
     /** Merges recorded since the last optimize (Lance's compaction, index update and cleanup) that trigger one. */
     optimizeAfterMerges: int(1).default(8),
     /** Base rows no index covers yet that trigger an optimize while merges are still behind. */
-    optimizeAfterUnindexedRows: int(1).default(1_000_000),
+    optimizeAfterUnindexedRows: int(1).default(4_000_000),
     /** Small fragments (Lance's own measure) in the base that trigger an optimize. */
     optimizeAfterSmallFragments: int(1).default(16),
   })
