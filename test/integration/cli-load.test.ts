@@ -292,6 +292,51 @@ describe('sluice load, killed and resumed', () => {
     expect(letters.stdout.toString()).toBe('');
   });
 
+  it('waits with --wait-merged until the load is in the base; merge and optimize --follow say what they did and what is left', async () => {
+    const client = new SluiceClient(env());
+    const csvOfTable = async (name: string, rows: number) => {
+      const path = join(dir.path, `${name}.csv`);
+      await writeFile(path, csvOf(rows));
+      return path;
+    };
+    // Merged by the scheduler a second after each commit: --wait-merged waits for that.
+    await client.createTable({ ...definition, name: 'merged', settings: { mergeAfterSeconds: 1 } });
+    const waited = await runCli(
+      ['load', 'merged', await csvOfTable('merged', 3000), '--batch-rows', '500', '--wait-merged'],
+      env(),
+    );
+    expect(waited.code).toBe(0);
+    expect(waited.stderr).toMatch(/in the base [\d.]+ s after the load ended\n$/);
+    const { stats } = await client.describeTable('merged');
+    expect([stats.pendingRows, stats.pendingGenerations, stats.baseRows]).toEqual([0, 0, 3000]);
+
+    const optimized = await runCli(['optimize', 'merged', '--follow', '--interval', '100'], env());
+    expect(optimized.code).toBe(0);
+    expect(optimized.stderr).toMatch(/^optimize job \S+\n/);
+    expect(optimized.stderr).toMatch(
+      /optimized \(requested\) to Lance version \d+; caught up: nothing was pending when it ended\n$/,
+    );
+
+    // Merged only by hand: the merge takes every committed generation, and says the base caught up.
+    await client.createTable({ ...definition, name: 'by-hand' });
+    expect(
+      (await runCli(['load', 'by-hand', await csvOfTable('by-hand', 2000), '--batch-rows', '500'], env()))
+        .code,
+    ).toBe(0);
+    await waitFor(
+      async () => {
+        const s = (await client.describeTable('by-hand')).stats;
+        return s.unsealedEntries === 0 && s.sealedGenerations === 0 && s.pendingRows === 2000;
+      },
+      { message: 'every row of by-hand committed to L0', timeoutMs: 30_000 },
+    );
+    const merged = await runCli(['merge', 'by-hand', '--follow', '--interval', '100'], env());
+    expect(merged.code).toBe(0);
+    expect(merged.stderr).toMatch(
+      /merged 2000 rows from \d+ generations; .*caught up: nothing was pending when it ended\n$/,
+    );
+  });
+
   it('refuses a checkpoint of another file, and says what to do', async () => {
     const other = join(dir.path, 'other.csv');
     await writeFile(other, csvOf(10));
