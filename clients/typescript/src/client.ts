@@ -341,9 +341,15 @@ export class SluiceClient {
    */
   async waitMerged(tableName: string, options: WaitMergedOptions = {}): Promise<void> {
     const interval = options.intervalMs ?? 500;
-    const through = (await this.tableShards(tableName, options.signal)).map(ackedThrough);
+    // The shard count is fixed for the table's life: described once, then only shard stats are read.
+    const { shards: count } = await this.describeTable(tableName, options.signal);
+    const everyShard = () =>
+      Promise.all(
+        Array.from({ length: count }, (_, shard) => this.shardStats(tableName, shard, options.signal)),
+      );
+    const through = (await everyShard()).map(ackedThrough);
     for (;;) {
-      const shards = await this.tableShards(tableName, options.signal);
+      const shards = await everyShard();
       const left = shards.map((stats, shard) => leftToMerge(stats, through[shard] ?? 0));
       options.onUpdate?.(left);
       if (left.every(isMerged)) return;
