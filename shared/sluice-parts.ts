@@ -54,6 +54,8 @@ export interface SluiceParts {
   table(name: string): Promise<TableDef>;
   /** The definition a write goes to; a dropped table is refused by the write's WAL allocation. */
   tableForWrite(name: string): Promise<TableDef>;
+  /** `read` of a live table, the drop asked beside it (table-lookup.ts). */
+  whileLive<T>(name: string, read: (table: TableDef) => Promise<T>): Promise<T>;
   /** Drops the process's copy of a definition whose table a write found dropped. */
   forgetTable(name: string): void;
 }

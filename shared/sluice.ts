@@ -100,6 +100,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     indexDeclarations: new IndexDeclarations(store),
     table: (name) => lookup.get(name),
     tableForWrite: (name) => lookup.forWrite(name),
+    whileLive: (name, read) => lookup.whileLive(name, read),
     forgetTable: (name) => lookup.forget(name),
   };
   const sluice: Sluice = {

@@ -28,16 +28,12 @@ export class Reads {
     this.#parts = parts;
   }
 
-  async lookup(tableName: string, key: unknown, options: LookupOptions = {}): Promise<Table | null> {
-    return lookupRow(this.#parts, await this.#parts.table(tableName), key, options);
+  lookup(tableName: string, key: unknown, options: LookupOptions = {}): Promise<Table | null> {
+    return this.#parts.whileLive(tableName, (table) => lookupRow(this.#parts, table, key, options));
   }
 
-  async lookupMany(
-    tableName: string,
-    keys: readonly unknown[],
-    options: LookupOptions = {},
-  ): Promise<Lookup> {
-    return lookupRows(this.#parts, await this.#parts.table(tableName), keys, options);
+  lookupMany(tableName: string, keys: readonly unknown[], options: LookupOptions = {}): Promise<Lookup> {
+    return this.#parts.whileLive(tableName, (table) => lookupRows(this.#parts, table, keys, options));
   }
 
   async scan(tableName: string, options: ScanRequest, signal?: AbortSignal): Promise<ScanPage> {

@@ -24,6 +24,23 @@ export class TableLookup {
     return def;
   }
 
+  /**
+   * `read` of the table, with whether it was dropped asked beside the read instead of before
+   * it (one Redis round trip off a lookup's path): a dropped table answers TABLE_NOT_FOUND
+   * whatever the read found or failed with.
+   */
+  async whileLive<T>(name: string, read: (table: TableDef) => Promise<T>): Promise<T> {
+    const def = await this.cached(name);
+    const [dropped, result] = await Promise.allSettled([this.drops.isDropped(def.name), read(def)]);
+    if (dropped.status === 'rejected') throw dropped.reason;
+    if (dropped.value) {
+      this.tables.delete(name);
+      throw notFound(def.name);
+    }
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  }
+
   /** The definition a write goes to, without asking about a drop: its allocation does. */
   forWrite(name: string): Promise<TableDef> {
     return this.cached(name);
