@@ -124,6 +124,9 @@ describe('sluice load, killed and resumed', () => {
           .split('\n')
           .filter((l) => l.includes('rows/s'));
         expect(progress.length).toBeGreaterThan(0);
+        // Every ETA the bar ever showed is a time or N/A (cli-progress's own printed "LLs", "NFs").
+        for (const line of progress)
+          expect([line, /ETA (\d+s|\d+m\d{2}s|\d+h\d{2}m|N\/A)$/.test(line)]).toEqual([line, true]);
         expect(progress.at(-1)).toMatch(
           /\d+% \| 50000 rows \| \d+ rows\/s \| [\d.]+ (B|KiB|MiB) of [\d.]+ MiB \| ETA (\d+[smh]|\d+m\d+s|N\/A)/,
         );
@@ -334,6 +337,33 @@ describe('sluice load, killed and resumed', () => {
     expect(merged.code).toBe(0);
     expect(merged.stderr).toMatch(
       /merged 2000 rows from \d+ generations; .*caught up: nothing was pending when it ended\n$/,
+    );
+    // Nothing left: no progress bar of "0 of 1 rows", only what the job did.
+    const again = await runCli(['merge', 'by-hand', '--follow', '--interval', '100'], env());
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain('rows | ETA');
+    expect(again.stderr).toMatch(
+      /^merge job \S+\nmerged 0 rows from 0 generations; caught up: nothing was pending when it ended\n$/,
+    );
+  });
+
+  it('a malformed JSONL or CSV line is one error line naming the file and its line, exit 1, no stack trace', async () => {
+    const broken = join(dir.path, 'broken.jsonl');
+    await writeFile(broken, '{"id": 1, "name": "a"}\n{"id": 2, "name": \n{"id": 3, "name": "c"}\n');
+    const json = await runCli(['load', 'loads', broken, '--no-progress'], env());
+    expect(json.code).toBe(1);
+    expect(json.stderr).toMatch(new RegExp(`^sluice: ${broken}:2: not JSON: [^\n]+\n$`));
+
+    const unclosed = join(dir.path, 'unclosed.csv');
+    await writeFile(unclosed, 'id,name,score,flag\n1,a,0.5,true\n2,"b,1.5,false\n3,c,2.5,true\n');
+    const csv = await runCli(['load', 'loads', unclosed, '--no-progress'], env());
+    expect(csv.code).toBe(1);
+    expect(csv.stderr).toMatch(new RegExp(`^sluice: ${unclosed}:\\d+: not CSV: [^\n]+\n$`));
+    expect(`${json.stderr}${csv.stderr}`).not.toMatch(/^\s+at /m);
+
+    const help = await runCli(['scan', '--help'], env());
+    expect(help.stdout.toString().replace(/\s+/g, ' ')).toContain(
+      'the rows not merged yet in primary-key order, then the base in its storage order',
     );
   });
 

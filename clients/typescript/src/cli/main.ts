@@ -117,7 +117,9 @@ program
 
 program
   .command('scan')
-  .description('every row, in primary-key order, to stdout')
+  .description(
+    'every row to stdout: the rows not merged yet in primary-key order, then the base in its storage order',
+  )
   .argument('<table>')
   .addOption(
     new Option('--format <format>', 'output format').choices(['jsonl', 'csv', 'arrow']).default('jsonl'),

@@ -28,9 +28,11 @@ export async function followLaneJob(
   const onUpdate = (status: MergeStatus) => {
     const total = status.progress?.rowsTotal ?? 0;
     const done = status.progress?.rowsDone ?? 0;
-    if (!started) bar.start(Math.max(total, 1), done, { state: status.state });
+    // A job with nothing to merge shows no bar: its summary line says what it did.
+    if (total === 0) return;
+    if (!started) bar.start(total, done, { state: status.state });
     started = true;
-    bar.setTotal(Math.max(total, 1));
+    bar.setTotal(total);
     bar.update(done, { state: status.state });
   };
   try {

@@ -12,6 +12,7 @@ import { parse } from 'csv-parse';
 import { arrowBatches, type Batch, type BatchLimits, jsonBatches } from '../batches.ts';
 import type { Row } from '../types.ts';
 import { type Column, csvRowConverter } from './csv-values.ts';
+import { UsageError } from './usage-error.ts';
 
 export type FileFormat = 'csv' | 'jsonl' | 'arrow';
 
@@ -48,11 +49,18 @@ interface PositionedRow {
 async function* csvRows(path: string, columns: readonly Column[]): AsyncGenerator<PositionedRow> {
   const toRow = csvRowConverter(columns);
   const parser = createReadStream(path).pipe(parse({ columns: true, info: true, bom: true }));
-  for await (const { record, info } of parser as AsyncIterable<{
-    record: Record<string, string>;
-    info: { bytes: number };
-  }>) {
-    yield { row: toRow(record), position: info.bytes };
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: Record<string, string>;
+      info: { bytes: number };
+    }>) {
+      yield { row: toRow(record), position: info.bytes };
+    }
+  } catch (err) {
+    // csv-parse names the line it stopped at; the file's line is what a user can fix.
+    const line = (err as { lines?: unknown }).lines;
+    if (typeof line !== 'number') throw err;
+    throw new UsageError(`${path}:${line}: not CSV: ${(err as Error).message}`);
   }
 }
 
@@ -67,7 +75,7 @@ async function* jsonLines(path: string): AsyncGenerator<PositionedRow> {
     try {
       yield { row: JSON.parse(text) as Row, position };
     } catch (err) {
-      throw new Error(`${path}:${line}: not JSON: ${(err as Error).message}`);
+      throw new UsageError(`${path}:${line}: not JSON: ${(err as Error).message}`);
     }
   }
 }

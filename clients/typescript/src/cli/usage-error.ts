@@ -1,4 +1,4 @@
-/** A command used wrongly (a flag, a file): its message says what to do instead. */
+/** A command used wrongly (a flag, a file, a line of the file): its message says what to do instead. */
 export class UsageError extends Error {
   override name = 'UsageError';
 }
