@@ -42,12 +42,9 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
 
   app.post('/v1/tables/:t/indexes', requireScope('admin'), async (c) => {
     const def = await sluice.tables.describe(tableParam(c));
-    const index = await sluice.tables.declareIndex(def, await readIndexDeclaration(c, sluice.config.limits));
-    c.var.log.info({ index }, 'index declared');
-    // Built by an optimize in the table's merge lane; a drained table builds it once undrained.
-    const jobId = (await sluice.tables.isDrained(def.name, c.var.signal))
-      ? null
-      : (await sluice.tableWork.request('optimize', def.name, c.var.signal)).jobId;
+    const input = await readIndexDeclaration(c, sluice.config.limits);
+    const { index, jobId } = await sluice.tables.declareIndex(def, input, c.var.signal);
+    c.var.log.info({ index, jobId }, 'index declared');
     if (jobId) c.header('Location', `/v1/tables/${def.name}/optimize/${encodeURIComponent(jobId)}`);
     return c.json({ index, jobId }, 202);
   });

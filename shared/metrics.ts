@@ -228,75 +228,68 @@ function scrapedLags(): Promise<TableLag[][] | null> {
   return lagsRead.lags;
 }
 
-/** One gauge per figure of TableLag, labelled by table (and index), set at scrape time. */
-function tableGauge(name: string, help: string, value: (lag: TableLag) => number | null) {
+/** A gauge of the table lags, set at scrape time: `series` gives its labelled values for one table. */
+function tableGauge<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  series: (lag: TableLag) => Array<[Record<L, string>, number]>,
+) {
   return new Gauge({
     name: `sluice_table_${name}`,
     help,
-    labelNames: ['table'] as const,
+    labelNames,
     registers: [registry],
     async collect() {
       const lags = await scrapedLags();
       this.reset();
-      for (const lag of lags?.flat() ?? []) {
-        const figure = value(lag);
-        if (figure !== null) this.set({ table: lag.table }, figure);
-      }
+      for (const lag of lags?.flat() ?? [])
+        for (const [labels, value] of series(lag)) this.set(labels, value);
     },
   });
 }
 
-export const tablePendingGenerations = tableGauge(
-  'pending_generations',
-  'Committed generations not yet merged into the base, per table, as last sampled',
-  (lag) => lag.pendingGenerations,
-);
-export const tablePendingRows = tableGauge(
-  'pending_rows',
-  'Rows of the committed generations not yet merged, per table',
-  (lag) => lag.pendingRows,
-);
-export const tableOldestPending = tableGauge(
-  'oldest_pending_seconds',
-  'Age of the oldest committed generation not yet merged (0: caught up), per table',
-  (lag) => lag.oldestPendingSeconds,
-);
-export const tableBaseRows = tableGauge(
-  'base_rows',
-  'Rows in the base, per table',
-  (lag) => lag.base?.rows ?? null,
-);
-export const tableBaseVersions = tableGauge(
-  'base_versions',
-  'Lance versions the base keeps (cleanup leaves those a read may still use), per table',
-  (lag) => lag.base?.versions ?? null,
-);
-export const tableBaseFragments = tableGauge(
-  'base_fragments',
-  'Fragments in the base, per table',
-  (lag) => lag.base?.fragments ?? null,
-);
-export const tableBaseSmallFragments = tableGauge(
-  'base_small_fragments',
-  'Small fragments in the base, which an optimize compacts, per table',
-  (lag) => lag.base?.smallFragments ?? null,
-);
+/** One series per table: name, help, and the figure (null: the table has no base yet). */
+const TABLE_FIGURES: ReadonlyArray<[string, string, (lag: TableLag) => number | null]> = [
+  [
+    'pending_generations',
+    'Committed generations not yet merged into the base, per table, as last sampled',
+    (lag) => lag.pendingGenerations,
+  ],
+  ['pending_rows', 'Rows of the committed generations not yet merged, per table', (lag) => lag.pendingRows],
+  [
+    'oldest_pending_seconds',
+    'Age of the oldest committed generation not yet merged (0: caught up), per table',
+    (lag) => lag.oldestPendingSeconds,
+  ],
+  ['base_rows', 'Rows in the base, per table', (lag) => lag.base?.rows ?? null],
+  [
+    'base_versions',
+    'Lance versions the base keeps (cleanup leaves those a read may still use), per table',
+    (lag) => lag.base?.versions ?? null,
+  ],
+  ['base_fragments', 'Fragments in the base, per table', (lag) => lag.base?.fragments ?? null],
+  [
+    'base_small_fragments',
+    'Small fragments in the base, which an optimize compacts, per table',
+    (lag) => lag.base?.smallFragments ?? null,
+  ],
+];
 
-export const tableIndexUnindexedRows = new Gauge({
-  name: 'sluice_table_index_unindexed_rows',
-  help: 'Base rows an index does not cover yet, per table and index',
-  labelNames: ['table', 'index'] as const,
-  registers: [registry],
-  async collect() {
-    const lags = await scrapedLags();
-    this.reset();
-    for (const lag of lags?.flat() ?? []) {
-      for (const index of lag.base?.indexes ?? []) {
-        this.set({ table: lag.table, index: index.name }, index.unindexedRows);
-      }
-    }
-  },
-});
+for (const [name, help, figure] of TABLE_FIGURES) {
+  tableGauge(name, help, ['table'], (lag) => {
+    const value = figure(lag);
+    return value === null ? [] : [[{ table: lag.table }, value]];
+  });
+}
+
+tableGauge(
+  'index_unindexed_rows',
+  'Base rows an index does not cover yet, per table and index',
+  ['table', 'index'],
+  (lag) =>
+    (lag.base?.indexes ?? []).map((index) => [{ table: lag.table, index: index.name }, index.unindexedRows]),
+);
 
 /** Node.js and process metrics (`process_*`, `nodejs_*`: CPU, memory, event-loop lag, GC, handles). */
 collectDefaultMetrics({ register: registry });

@@ -103,6 +103,39 @@ interface Spec {
   codes?: ErrorCode[];
 }
 
+/** The request and the status routes of one kind of merge-lane job (functions/table-work.ts). */
+function laneJobRoutes(
+  work: 'merge' | 'optimize',
+  text: { summary: string; job: string; statusSummary: string },
+): RouteConfig[] {
+  return [
+    route({
+      method: 'post',
+      path: `/v1/tables/{t}/${work}`,
+      operationId: `${work}Table`,
+      summary: text.summary,
+      scope: 'admin',
+      request: { params: TableParamsSchema },
+      ok: {
+        202: json(`${text.job} that will run it`, MergeRequestedSchema, {
+          Location: { description: 'Its status', schema: { type: 'string' } },
+        }),
+      },
+      codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'TABLE_DRAINED'],
+    }),
+    route({
+      method: 'get',
+      path: `/v1/tables/{t}/${work}/{jobId}`,
+      operationId: `${work}Status`,
+      summary: text.statusSummary,
+      scope: 'admin',
+      request: { params: JobParamsSchema },
+      ok: { 200: json(text.job, MergeStatusSchema) },
+      codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'JOB_NOT_FOUND'],
+    }),
+  ];
+}
+
 function route(spec: Spec): RouteConfig {
   return createRoute({
     method: spec.method,
@@ -379,54 +412,16 @@ export const API_ROUTES: RouteConfig[] = [
       'STORE_CONFLICT',
     ],
   }),
-  route({
-    method: 'post',
-    path: '/v1/tables/{t}/merge',
-    operationId: 'mergeTable',
+  ...laneJobRoutes('merge', {
     summary: 'Merge now; never gated by a cooldown',
-    scope: 'admin',
-    request: { params: TableParamsSchema },
-    ok: {
-      202: json('The merge job that will run it', MergeRequestedSchema, {
-        Location: { description: 'Its status', schema: { type: 'string' } },
-      }),
-    },
-    codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'TABLE_DRAINED'],
+    job: 'The merge job',
+    statusSummary: 'The state and progress of a merge job',
   }),
-  route({
-    method: 'get',
-    path: '/v1/tables/{t}/merge/{jobId}',
-    operationId: 'mergeStatus',
-    summary: 'The state and progress of a merge job',
-    scope: 'admin',
-    request: { params: JobParamsSchema },
-    ok: { 200: json('The merge job', MergeStatusSchema) },
-    codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'JOB_NOT_FOUND'],
-  }),
-  route({
-    method: 'post',
-    path: '/v1/tables/{t}/optimize',
-    operationId: 'optimizeTable',
+  ...laneJobRoutes('optimize', {
     summary:
       "Optimize the base now (Lance's compaction, index update and version cleanup), after merging what is pending; runs in the table's merge lane and is never gated by a cooldown",
-    scope: 'admin',
-    request: { params: TableParamsSchema },
-    ok: {
-      202: json('The merge-lane job that will run it', MergeRequestedSchema, {
-        Location: { description: 'Its status', schema: { type: 'string' } },
-      }),
-    },
-    codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'TABLE_DRAINED'],
-  }),
-  route({
-    method: 'get',
-    path: '/v1/tables/{t}/optimize/{jobId}',
-    operationId: 'optimizeStatus',
-    summary: 'The state and result of an optimize job',
-    scope: 'admin',
-    request: { params: JobParamsSchema },
-    ok: { 200: json('The merge-lane job', MergeStatusSchema) },
-    codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND', 'JOB_NOT_FOUND'],
+    job: 'The merge-lane job',
+    statusSummary: 'The state and result of an optimize job',
   }),
   route({
     method: 'post',

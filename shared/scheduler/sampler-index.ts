@@ -5,6 +5,7 @@
  * empty index makes the next tick sweep every table from the store.
  */
 import type { BaseHealth } from '../base/base-health.ts';
+import type { Backlog } from '../lsm/backlog.ts';
 import type { RedisClient } from '../redis/connection.ts';
 
 export interface SampledShard {
@@ -18,6 +19,11 @@ export interface SampledShard {
   /** Commit time (ms) of the oldest committed-unmerged generation, or null. */
   oldestUnmergedAt: number | null;
   poisoned: boolean;
+}
+
+/** What one sampled shard holds committed and not merged. */
+export function sampledBacklog(state: SampledShard): Backlog {
+  return { generations: state.unmerged, rows: state.unmergedRows, oldestCommittedAt: state.oldestUnmergedAt };
 }
 
 export class SamplerIndex {

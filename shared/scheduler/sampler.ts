@@ -25,7 +25,7 @@ import type { TableDef } from '../table/table-def.ts';
 import type { TableDrops } from '../table/table-drops.ts';
 import type { WorkKind } from './contracts.ts';
 import { type LostSealDeps, recoverLostSeals } from './lost-seals.ts';
-import type { SampledShard, SamplerIndex } from './sampler-index.ts';
+import { type SampledShard, type SamplerIndex, sampledBacklog } from './sampler-index.ts';
 
 export interface SchedulerGates {
   isCoolingDown(kind: WorkKind, table: string, now?: number): Promise<boolean>;
@@ -178,11 +178,7 @@ function observePending(deps: SamplerDeps, states: SampledShard[]): number {
  * they are (I7), so their generations cannot make one due.
  */
 export function mergeableBacklog(sampled: SampledShard[]): Backlog {
-  return sumBacklogs(
-    sampled
-      .filter((s) => !s.poisoned)
-      .map((s) => ({ generations: s.unmerged, rows: s.unmergedRows, oldestCommittedAt: s.oldestUnmergedAt })),
-  );
+  return sumBacklogs(sampled.filter((s) => !s.poisoned).map(sampledBacklog));
 }
 
 async function scheduleMerges(deps: SamplerDeps, states: SampledShard[], now: number, report: TickReport) {

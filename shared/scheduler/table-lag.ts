@@ -5,7 +5,8 @@
  * scrape time, so every process that serves /metrics shows the same figures.
  */
 import type { BaseHealth } from '../base/base-health.ts';
-import type { SampledShard, SamplerIndex } from './sampler-index.ts';
+import { sumBacklogs } from '../lsm/backlog.ts';
+import { type SampledShard, type SamplerIndex, sampledBacklog } from './sampler-index.ts';
 
 export interface TableLag {
   table: string;
@@ -21,12 +22,12 @@ export async function tableLags(index: SamplerIndex, now = Date.now()): Promise<
   const byTable = new Map<string, SampledShard[]>();
   for (const shard of shards) byTable.set(shard.table, [...(byTable.get(shard.table) ?? []), shard]);
   return [...byTable].map(([table, sampled]) => {
-    const oldest = Math.min(...sampled.map((s) => s.oldestUnmergedAt ?? Number.POSITIVE_INFINITY));
+    const { generations, rows, oldestCommittedAt } = sumBacklogs(sampled.map(sampledBacklog));
     return {
       table,
-      pendingGenerations: sampled.reduce((sum, s) => sum + s.unmerged, 0),
-      pendingRows: sampled.reduce((sum, s) => sum + s.unmergedRows, 0),
-      oldestPendingSeconds: Number.isFinite(oldest) ? Math.max(0, (now - oldest) / 1000) : 0,
+      pendingGenerations: generations,
+      pendingRows: rows,
+      oldestPendingSeconds: oldestCommittedAt === null ? 0 : Math.max(0, (now - oldestCommittedAt) / 1000),
       base: bases.get(table) ?? null,
     };
   });

@@ -1,5 +1,6 @@
 /** The tables of the domain: create, describe, list, drop, and the drain flag of one. */
 import type { DrainState } from '../scheduler/drain.ts';
+import { requestManualWork } from '../scheduler/manual-work.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
 import type { ListTablesOptions, TablePage } from '../table/catalog.ts';
 import type { IndexDecl } from '../table/index-decl.ts';
@@ -51,9 +52,19 @@ export class Tables {
     return this.#parts.indexDeclarations.all(table, signal);
   }
 
-  /** Declares an index; the table's merge lane builds it (INVALID_INDEX, INDEX_EXISTS: nothing changes). */
-  declareIndex(table: TableDef, input: unknown, signal?: AbortSignal): Promise<IndexDecl> {
-    return this.#parts.indexDeclarations.declare(table, input, signal);
+  /**
+   * Declares an index (INVALID_INDEX, INDEX_EXISTS: nothing changes) and asks the table's merge
+   * lane for the optimize that builds it; a drained table builds it once undrained (no job).
+   */
+  async declareIndex(
+    table: TableDef,
+    input: unknown,
+    signal?: AbortSignal,
+  ): Promise<{ index: IndexDecl; jobId: string | null }> {
+    const index = await this.#parts.indexDeclarations.declare(table, input, signal);
+    if (await this.#parts.drains.isDrained(table.name, signal)) return { index, jobId: null };
+    const { jobId } = await requestManualWork(this.#parts, 'optimize', table.name, signal);
+    return { index, jobId };
   }
 
   isDrained(name: string, signal?: AbortSignal): Promise<boolean> {
