@@ -59,7 +59,7 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
     await page.goto(`${served.url}/admin/queues?token=${tokens.admin}`);
     expect(new URL(page.url()).search).toBe('');
     const sidebar = page.locator('#bull-board-sidebar');
-    for (const queue of ['seal', 'flush', 'merge', 'compact', 'sampler', 'dead-letter']) {
+    for (const queue of ['seal', 'flush', 'merge', 'sampler', 'dead-letter']) {
       await sidebar.getByRole('link', { name: queue, exact: true }).waitFor();
     }
     await sidebar.getByRole('link', { name: 'dead-letter', exact: true }).click();
@@ -82,7 +82,7 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
       return { queues: queues.queues, retry: retry.status };
     });
     expect(seen.queues.map((q) => [q.name, q.readOnlyMode, q.allowRetries]).sort()).toEqual(
-      ['compact', 'dead-letter', 'flush', 'merge', 'sampler', 'seal'].map((name) => [name, true, false]),
+      ['dead-letter', 'flush', 'merge', 'sampler', 'seal'].map((name) => [name, true, false]),
     );
     expect(seen.retry).toBe(403);
     await mkdir('test-artifacts', { recursive: true });
