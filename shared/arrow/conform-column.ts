@@ -3,7 +3,8 @@
  * mean the same values: a dictionary is decoded, an integer or float widened to the
  * column's type without loss (int32 and narrower into int64 and float64), a timestamp of another unit or time zone rescaled to the
  * column's unit (Arrow timestamps with a zone count from the UTC epoch, as Sluice's do),
- * and an absent nullable column is all nulls. Anything else is refused with what to send.
+ * LargeUtf8 and LargeBinary (64-bit offsets, what Parquet readers, Polars and pyarrow's
+ * large types make) taken as Utf8 and Binary, and an absent nullable column is all nulls. Anything else is refused with what to send.
  * A field's declared nullability is not part of its meaning: a column without nulls fits a
  * non-null column whatever its field says, and nulls in a non-null column are refused by
  * the data check.
@@ -32,8 +33,8 @@ const SEND: Record<ColumnType['kind'], string> = {
   float32: 'Float32 values (Arrow JS: a Float32Array; pyarrow: pa.float32())',
   float64: 'Float64 values (Arrow JS: a Float64Array or a number array; pyarrow: pa.float64())',
   bool: 'Bool values (pyarrow: pa.bool_())',
-  utf8: 'Utf8 strings, plain or dictionary-encoded (pyarrow: pa.string())',
-  binary: 'Binary values (pyarrow: pa.binary())',
+  utf8: 'Utf8 or LargeUtf8 strings, plain or dictionary-encoded (pyarrow: pa.string())',
+  binary: 'Binary or LargeBinary values (pyarrow: pa.binary())',
   timestamp:
     'a Timestamp of any unit and time zone whose values are whole units of the column (pyarrow: pa.timestamp("ms"))',
   vector:
@@ -76,6 +77,10 @@ function fits(type: ColumnType, arrow: DataType): boolean {
       );
     case 'timestamp':
       return DataType.isTimestamp(arrow);
+    case 'utf8':
+      return DataType.isLargeUtf8(arrow);
+    case 'binary':
+      return DataType.isLargeBinary(arrow);
     default:
       return false;
   }
@@ -107,6 +112,8 @@ export function conformColumn(
   const problem = fixedWidthProblem(values);
   if (problem) return { ok: false, reason: `column "${column.name}": ${problem}` };
   if (DataType.isTimestamp(values.type)) return rescaleTimestamps(column, values);
+  if (DataType.isLargeUtf8(values.type) || DataType.isLargeBinary(values.type))
+    return narrowOffsets(column, values);
   return widen(column, values);
 }
 
@@ -192,6 +199,33 @@ function widen(column: ColumnDef, data: Data): Conformed {
 function fixedWidthData(type: DataType, data: Data, values: BigInt64Array | Int32Array | Float64Array): Data {
   const props = { type, length: data.length, data: values, ...validityFromZero(data) };
   return makeData(props as Parameters<typeof makeData>[0]);
+}
+
+/**
+ * Large strings or bytes as the column's own type: the same values buffer behind 32-bit
+ * offsets. A body is far below 2 GiB, so an offset that does not fit was garbled; the
+ * result's offsets and bytes are then vetted like any uploaded column's.
+ */
+function narrowOffsets(column: ColumnDef, data: Data): Conformed {
+  const source = data.valueOffsets as unknown as BigInt64Array | undefined;
+  if (!source || source.length < data.length + 1)
+    return { ok: false, reason: `column "${column.name}": offsets buffer too short` };
+  const offsets = new Int32Array(data.length + 1);
+  for (let row = 0; row <= data.length; row++) {
+    const offset = source[row]!;
+    if (offset < 0n || offset > 0x7fffffffn)
+      return { ok: false, reason: `column "${column.name}": value offset ${offset} is out of range` };
+    offsets[row] = Number(offset);
+  }
+  const type = toArrowType(column.type);
+  const props = {
+    type,
+    length: data.length,
+    valueOffsets: offsets,
+    data: data.values,
+    ...validityFromZero(data),
+  };
+  return { ok: true, data: makeData(props as Parameters<typeof makeData>[0]) };
 }
 
 function rescaleTimestamps(column: ColumnDef, data: Data): Conformed {

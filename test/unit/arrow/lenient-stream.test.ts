@@ -12,6 +12,7 @@ import {
   Int16,
   Int32,
   Int64,
+  LargeUtf8,
   makeData,
   Schema,
   Table,
@@ -130,6 +131,19 @@ describe('Arrow uploads as producers make them', () => {
     expect(rows(timestamps(TimeUnit.SECOND, '+01:00', [BigInt((AT / 1000) | 0), null]))[0]!.at).toBe(
       Math.floor(AT / 1000) * 1000,
     );
+  });
+  it('LargeUtf8 strings, as Parquet readers, Polars and pyarrow large_string make them', () => {
+    const name = vectorFromArray(['Zürich', null], new LargeUtf8()).data[0]!;
+    expect(name.valueOffsets).toBeInstanceOf(BigInt64Array);
+    const bytes = streamOf([
+      columnOf('id', new Int64(), [1n, 2n], false),
+      { field: new Field('name', new LargeUtf8(), true), data: name },
+      columnOf('score', new Int32(), [5, 6], false),
+    ]);
+    expect(decodeRows(bytes)).toEqual([
+      { id: 1, name: 'Zürich', at: null, score: 5, emb: null },
+      { id: 2, name: null, at: null, score: 6, emb: null },
+    ]);
   });
 });
 
