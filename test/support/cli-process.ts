@@ -11,11 +11,17 @@ export interface CliProcess {
   readonly exited: Promise<number | null>;
 }
 
-export function spawnCli(args: string[], env: { url: string; token: string }): CliProcess {
+/** With `stdin`, the command reads those bytes on its standard input, then its end. */
+export function spawnCli(
+  args: string[],
+  env: { url: string; token: string },
+  stdin?: Uint8Array,
+): CliProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, SLUICE_URL: env.url, SLUICE_TOKEN: env.token },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
+  if (stdin) child.stdin!.end(stdin);
   const out: Buffer[] = [];
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
@@ -27,8 +33,8 @@ export function spawnCli(args: string[], env: { url: string; token: string }): C
 }
 
 /** Runs the command to its end: its exit code and output. */
-export async function runCli(args: string[], env: { url: string; token: string }) {
-  const cli = spawnCli(args, env);
+export async function runCli(args: string[], env: { url: string; token: string }, stdin?: Uint8Array) {
+  const cli = spawnCli(args, env, stdin);
   const code = await cli.exited;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }

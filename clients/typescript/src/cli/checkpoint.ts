@@ -17,6 +17,10 @@ export interface Checkpoint {
   batchesDone: number;
   rowsDone: number;
   position: number;
+  /** Rows of batches 0 … batchesDone-1 set aside as rejects (`--on-error skip`). */
+  rejected?: number;
+  /** Length of the rejects file once those batches' rejects were in it. */
+  rejectsBytes?: number;
 }
 
 export async function loadIdOf(path: string, table: string, batchRows: number): Promise<string> {

@@ -11,6 +11,7 @@ import { type ConnectionOptions, connect, DEFAULT_URL } from './connection.ts';
 import { load } from './load.ts';
 import { followLaneJob, laneSummary } from './merge.ts';
 import { type ScanChoice, type ScanFormat, scan } from './scan.ts';
+import { FILE_FORMATS } from './sources.ts';
 import { statsOnce, watchStats } from './stats.ts';
 import { UsageError } from './usage-error.ts';
 import { waitMerged } from './wait-merged.ts';
@@ -82,7 +83,9 @@ table
 
 program
   .command('load')
-  .description('load a .csv (with a header line), .jsonl or .arrow file; killed, the same command resumes it')
+  .description(
+    'load a .csv (with a header line), .jsonl/.ndjson, .json (an array of objects), .arrow or .parquet file, or - for standard input with --format; text and Arrow files may be gzipped (.gz). Killed, the same command resumes it (standard input cannot be resumed)',
+  )
   .argument('<table>')
   .argument('<file>')
   .option('--batch-rows <n>', 'rows per request', positiveInt(100_000), 5000)
@@ -92,12 +95,17 @@ program
     'where the load records its acked batches (default: <file>.sluice-load.json)',
   )
   .addOption(
-    new Option('--format <format>', 'the file format, when its name does not say').choices([
-      'csv',
-      'jsonl',
-      'arrow',
-    ]),
+    new Option('--format <format>', 'the file format, when its name does not say').choices([...FILE_FORMATS]),
   )
+  .addOption(
+    new Option(
+      '--on-error <mode>',
+      'a row the server refuses: stop the load there, or skip it into the rejects file and go on',
+    )
+      .choices(['stop', 'skip'])
+      .default('stop'),
+  )
+  .option('--rejects <file>', 'where --on-error skip writes refused rows (default: <file>.rejects.jsonl)')
   .option('--no-progress', 'no progress bar')
   .option('--fresh', 'start over, replacing the checkpoint of another load', false)
   .option('--wait-merged', 'then wait until every row it loaded is in the base', false)
@@ -110,6 +118,11 @@ program
     process.stderr.write(
       `loaded ${summary.rows} rows in ${summary.batches} batch${summary.batches === 1 ? '' : 'es'} in ${seconds} s (${summary.replayed} already acked${resumed})\n`,
     );
+    if (summary.rejectsFile) {
+      process.stderr.write(
+        `rejected ${summary.rejected} row${summary.rejected === 1 ? '' : 's'}, each with its place and reason in ${summary.rejectsFile}\n`,
+      );
+    }
     if (!options.waitMerged) return;
     const waited = await waitMerged(c, name);
     process.stderr.write(`in the base ${waited.toFixed(1)} s after the load ended\n`);

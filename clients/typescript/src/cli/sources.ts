@@ -1,119 +1,127 @@
 /**
- * A file to load as a sequence of numbered batches, each with the file position reached
- * after it: CSV with a header line, JSON lines, or an Arrow IPC file or stream. The same
- * file always gives the same batches, which is what makes a load resumable.
+ * A load's input as a sequence of numbered batches, each with the input position reached
+ * after it and the place in the file of each of its rows (places.ts): CSV with a header
+ * line, JSON lines, a JSON array, an Arrow IPC file or stream, or Parquet; text formats
+ * and Arrow also gzipped (`.gz`) or from standard input (`-`). The same file always gives
+ * the same batches, which is what makes a load resumable.
  */
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { createInterface } from 'node:readline';
-import { RecordBatchReader, Table } from 'apache-arrow';
-import { parse } from 'csv-parse';
+import type { Table } from 'apache-arrow';
 import { arrowBatches, type Batch, type BatchLimits, jsonBatches } from '../batches.ts';
 import type { Row } from '../types.ts';
-import { type Column, csvRowConverter } from './csv-values.ts';
-import { UsageError } from './usage-error.ts';
+import { arrowTables, type ColumnarSource, parquetTables } from './arrow-sources.ts';
+import type { Column } from './csv-values.ts';
+import { innerName, openInput } from './input.ts';
+import type { PlaceUnit } from './places.ts';
+import { csvRows, jsonArrayRows, jsonLines, type PlacedRow } from './text-rows.ts';
 
-export type FileFormat = 'csv' | 'jsonl' | 'arrow';
+export const FILE_FORMATS = ['csv', 'jsonl', 'json', 'arrow', 'parquet'] as const;
+export type FileFormat = (typeof FILE_FORMATS)[number];
+
+const EXTENSIONS: Record<string, FileFormat> = {
+  '.csv': 'csv',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.json': 'json',
+  '.arrow': 'arrow',
+  '.arrows': 'arrow',
+  '.feather': 'arrow',
+  '.parquet': 'parquet',
+};
+
+/** The rows of a batch again, so it can be sent without one the server refused. */
+export type BatchRows = { kind: 'json'; rows: readonly Row[] } | { kind: 'arrow'; table: Table };
 
 export interface SourceBatch extends Batch {
   index: number;
-  /** Bytes of the file read once this batch is cut. */
+  /** Bytes of the input read once this batch is cut. */
   position: number;
+  /** Each row's place in the file, in the batch's order. */
+  places: readonly number[];
+  source: BatchRows;
+}
+
+export interface Source {
+  unit: PlaceUnit;
+  batches: AsyncGenerator<SourceBatch>;
 }
 
 export function formatOf(path: string): FileFormat | null {
-  const ext = extname(path).toLowerCase();
-  if (ext === '.csv') return 'csv';
-  if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
-  if (ext === '.arrow' || ext === '.arrows' || ext === '.feather') return 'arrow';
-  return null;
+  return EXTENSIONS[extname(innerName(path)).toLowerCase()] ?? null;
 }
 
-export function readBatches(
+export function readSource(
   path: string,
   format: FileFormat,
   columns: readonly Column[],
   limits: BatchLimits,
-): AsyncGenerator<SourceBatch> {
-  if (format === 'arrow') return arrowFileBatches(path, limits);
-  const rows = format === 'csv' ? csvRows(path, columns) : jsonLines(path);
-  return rowBatches(rows, limits);
-}
-
-interface PositionedRow {
-  row: Row;
-  position: number;
-}
-
-async function* csvRows(path: string, columns: readonly Column[]): AsyncGenerator<PositionedRow> {
-  const toRow = csvRowConverter(columns);
-  const parser = createReadStream(path).pipe(parse({ columns: true, info: true, bom: true }));
-  try {
-    for await (const { record, info } of parser as AsyncIterable<{
-      record: Record<string, string>;
-      info: { bytes: number };
-    }>) {
-      yield { row: toRow(record), position: info.bytes };
-    }
-  } catch (err) {
-    // csv-parse names the line it stopped at; the file's line is what a user can fix.
-    const line = (err as { lines?: unknown }).lines;
-    if (typeof line !== 'number') throw err;
-    throw new UsageError(`${path}:${line}: not CSV: ${(err as Error).message}`);
+): Source {
+  if (format === 'arrow' || format === 'parquet') {
+    const tables = format === 'arrow' ? arrowTables(path, () => openInput(path)) : parquetTables(path);
+    return { unit: 'row', batches: tableBatches(tables, limits) };
   }
-}
-
-async function* jsonLines(path: string): AsyncGenerator<PositionedRow> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
-  let position = 0;
-  let line = 0;
-  for await (const text of lines) {
-    line++;
-    position += Buffer.byteLength(text) + 1;
-    if (text.trim() === '') continue;
-    try {
-      yield { row: JSON.parse(text) as Row, position };
-    } catch (err) {
-      throw new UsageError(`${path}:${line}: not JSON: ${(err as Error).message}`);
-    }
-  }
+  const input = openInput(path);
+  const rows =
+    format === 'csv'
+      ? csvRows(path, input, columns)
+      : format === 'jsonl'
+        ? jsonLines(path, input)
+        : jsonArrayRows(path, input);
+  return { unit: format === 'json' ? 'row' : 'line', batches: rowBatches(rows, input.consumed, limits) };
 }
 
 /** Rows gathered into batches; a batch's size bound is checked on its encoded body. */
 async function* rowBatches(
-  rows: AsyncIterable<PositionedRow>,
+  rows: AsyncIterable<PlacedRow>,
+  consumed: () => number,
   limits: BatchLimits,
 ): AsyncGenerator<SourceBatch> {
   let index = 0;
-  let pending: Row[] = [];
-  let position = 0;
+  let pending: PlacedRow[] = [];
   const cut = function* (): Generator<SourceBatch> {
-    for (const batch of jsonBatches(pending, limits)) yield { ...batch, index: index++, position };
+    const position = consumed();
+    let at = 0;
+    for (const batch of jsonBatches(
+      pending.map((p) => p.row),
+      limits,
+    )) {
+      const taken = pending.slice(at, at + batch.rows);
+      at += batch.rows;
+      const places = taken.map((p) => p.place);
+      yield {
+        ...batch,
+        index: index++,
+        position,
+        places,
+        source: { kind: 'json', rows: taken.map((p) => p.row) },
+      };
+    }
     pending = [];
   };
   for await (const item of rows) {
-    pending.push(item.row);
-    position = item.position;
+    pending.push(item);
     if (pending.length >= limits.maxRows) yield* cut();
   }
   if (pending.length > 0) yield* cut();
 }
 
-async function* arrowFileBatches(path: string, limits: BatchLimits): AsyncGenerator<SourceBatch> {
-  const handle = await open(path);
-  try {
-    const size = (await handle.stat()).size;
-    const reader = await RecordBatchReader.from(handle);
-    let index = 0;
-    let position = 0;
-    for await (const recordBatch of reader) {
-      for (const batch of arrowBatches(new Table(recordBatch), limits)) {
-        position = Math.min(size, position + batch.body.byteLength);
-        yield { ...batch, index: index++, position };
-      }
+async function* tableBatches(source: ColumnarSource, limits: BatchLimits): AsyncGenerator<SourceBatch> {
+  let index = 0;
+  let place = 1;
+  for await (const table of source.tables) {
+    let at = 0;
+    for (const batch of arrowBatches(table, limits)) {
+      const places = Array.from({ length: batch.rows }, (_, i) => place + i);
+      const slice = table.slice(at, at + batch.rows);
+      at += batch.rows;
+      place += batch.rows;
+      yield {
+        ...batch,
+        index: index++,
+        position: source.consumed(),
+        places,
+        source: { kind: 'arrow', table: slice },
+      };
     }
-  } finally {
-    await handle.close();
   }
 }
