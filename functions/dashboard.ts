@@ -19,6 +19,7 @@ import type { Runtime } from '../runtime/runtime.ts';
 import { SluiceError } from '../shared/errors.ts';
 import type { Api } from './app.ts';
 import { dashboardAuth } from './dashboard-auth.ts';
+import { ownHostOnly } from './dashboard-own-host.ts';
 import { DashboardSessions } from './dashboard-session.ts';
 import { DeadLetterBoardAdapter } from './dead-letter-board.ts';
 import type { Env } from './request.ts';
@@ -58,6 +59,7 @@ export function openDashboard(runtime: Runtime): Dashboard {
     }
     await next();
   });
+  app.use(ownHostOnly);
   app.route('/', board.registerPlugin() as unknown as Hono<Env>);
   return {
     app,

@@ -56,6 +56,9 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
     expect(letter).toMatchObject({ target: 'broken/0', error: { code: 'STORE_UNAVAILABLE' } });
 
     const { page } = browser;
+    // Nothing but Sluice's own host is asked for anything (bull-board linked Google's fonts).
+    const hosts = new Set<string>();
+    page.on('request', (request) => hosts.add(new URL(request.url()).host));
     await page.goto(`${served.url}/admin/queues?token=${tokens.admin}`);
     expect(new URL(page.url()).search).toBe('');
     const sidebar = page.locator('#bull-board-sidebar');
@@ -85,6 +88,22 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
       ['dead-letter', 'flush', 'merge', 'sampler', 'seal'].map((name) => [name, true, false]),
     );
     expect(seen.retry).toBe(403);
+    expect([...hosts]).toEqual([new URL(served.url).host]);
+    const html = await page.evaluate(() => document.documentElement.outerHTML);
+    const css = await page.evaluate(async () => {
+      const sheets = [...document.querySelectorAll('link[rel="stylesheet"]')] as HTMLLinkElement[];
+      return (await Promise.all(sheets.map(async (link) => (await fetch(link.href)).text()))).join('\n');
+    });
+    expect(css.length).toBeGreaterThan(0);
+    // What the page loads (links to bull-board's site in its menu are anchors, never fetched).
+    const loads =
+      /<(?:link|script|img|iframe|source)\b[^>]*\b(?:href|src)=["']?(https?:\/\/[^"' >]+)|url\(["']?(https?:\/\/[^"') ]+)/g;
+    for (const text of [html, css]) {
+      const external = [...text.matchAll(loads)]
+        .map((m) => m[1] ?? m[2]!)
+        .filter((url) => new URL(url).host !== new URL(served.url).host);
+      expect(external).toEqual([]);
+    }
     await mkdir('test-artifacts', { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
