@@ -89,12 +89,19 @@ describe.skipIf(absent !== null)('dead-letter dashboard in headless Chromium', (
     );
     expect(seen.retry).toBe(403);
     expect([...hosts]).toEqual([new URL(served.url).host]);
-    const html = await page.evaluate(() => document.documentElement.outerHTML);
-    const css = await page.evaluate(async () => {
-      const sheets = [...document.querySelectorAll('link[rel="stylesheet"]')] as HTMLLinkElement[];
-      return (await Promise.all(sheets.map(async (link) => (await fetch(link.href)).text()))).join('\n');
-    });
-    expect(css.length).toBeGreaterThan(0);
+    const html = await page.content();
+    const sheets = await page.locator('link[rel="stylesheet"]').all();
+    const hrefs = await Promise.all(sheets.map((sheet) => sheet.getAttribute('href')));
+    const base = new URL((await page.locator('base').getAttribute('href')) ?? '', page.url());
+    const css = (
+      await Promise.all(
+        hrefs.map((href) =>
+          page.evaluate(async (url) => (await fetch(url)).text(), new URL(href!, base).href),
+        ),
+      )
+    ).join('\n');
+    expect(css).toMatch(/font-family/);
+    expect(css).not.toMatch(/<html/i);
     // What the page loads (links to bull-board's site in its menu are anchors, never fetched).
     const loads =
       /<(?:link|script|img|iframe|source)\b[^>]*\b(?:href|src)=["']?(https?:\/\/[^"' >]+)|url\(["']?(https?:\/\/[^"') ]+)/g;
