@@ -23,8 +23,11 @@ export interface Checkpoint {
   rejectsBytes?: number;
 }
 
+/** Names how a file is cut into batches: a load cut another way is another load, never resumed as this one. */
+const CUT = 'cut-2';
+
 export async function loadIdOf(path: string, table: string, batchRows: number): Promise<string> {
-  const hash = createHash('sha256').update(`${table}\n${batchRows}\n`);
+  const hash = createHash('sha256').update(`${table}\n${batchRows}\n${CUT}\n`);
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex').slice(0, 32);
 }

@@ -105,14 +105,19 @@ async function* rowBatches(
   if (pending.length > 0) yield* cut();
 }
 
+/**
+ * The tables' rows in batches of `maxRows`, whatever the file's own record batches: Parquet
+ * readers and many Arrow writers make batches of about a thousand rows, and sent one by one
+ * they cost a request each.
+ */
 async function* tableBatches(source: ColumnarSource, limits: BatchLimits): AsyncGenerator<SourceBatch> {
   let index = 0;
   let place = 1;
-  for await (const table of source.tables) {
+  const cut = function* (rows: Table): Generator<SourceBatch> {
     let at = 0;
-    for (const batch of arrowBatches(table, limits)) {
+    for (const batch of arrowBatches(rows, limits)) {
       const places = Array.from({ length: batch.rows }, (_, i) => place + i);
-      const slice = table.slice(at, at + batch.rows);
+      const slice = rows.slice(at, at + batch.rows);
       at += batch.rows;
       place += batch.rows;
       yield {
@@ -123,5 +128,14 @@ async function* tableBatches(source: ColumnarSource, limits: BatchLimits): Async
         source: { kind: 'arrow', table: slice },
       };
     }
+  };
+  let pending: Table | null = null;
+  for await (const table of source.tables) {
+    pending = pending === null ? table : pending.concat(table);
+    const whole = pending.numRows - (pending.numRows % limits.maxRows);
+    if (whole === 0) continue;
+    yield* cut(pending.slice(0, whole));
+    pending = pending.slice(whole);
   }
+  if (pending !== null && pending.numRows > 0) yield* cut(pending);
 }
