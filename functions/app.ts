@@ -18,6 +18,7 @@ import { openApiRoutes } from './openapi/serve.ts';
 import { deadline, type Env, requestContext } from './request.ts';
 import { rowRoutes } from './rows.ts';
 import { schedulerRoutes } from './scheduler.ts';
+import { searchRoutes } from './search.ts';
 import { shardRoutes } from './shards.ts';
 import { tableWorkRoutes } from './table-work.ts';
 import { tableRoutes } from './tables.ts';
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     healthRoutes,
     tableRoutes,
     rowRoutes,
+    searchRoutes,
     shardRoutes,
     deadLetterRoutes,
     tableWorkRoutes,

@@ -4,13 +4,21 @@
  * the JSON envelopes, parsed by the wire schemas the OpenAPI document is built from. Rows,
  * keys and table definitions themselves are validated by the domain (I9).
  */
+
+import type { z } from '@hono/zod-openapi';
 import type { RecordBatch, Table } from 'apache-arrow';
 import { decodeArrowStreamForTable } from '../shared/arrow/ipc.ts';
 import { jsonRowsToRecordBatch } from '../shared/arrow/json-rows.ts';
 import type { Config } from '../shared/config.ts';
 import { SluiceError } from '../shared/errors.ts';
 import type { TableDef } from '../shared/table/table-def.ts';
-import { CreateTableSchema, DrainBodySchema, KeysBodySchema, RowsBodySchema } from './openapi/schemas.ts';
+import {
+  CreateTableSchema,
+  DrainBodySchema,
+  KeysBodySchema,
+  RowsBodySchema,
+  SearchBodySchema,
+} from './openapi/schemas.ts';
 import { parseWire } from './openapi/wire-input.ts';
 import type { Ctx } from './request.ts';
 
@@ -58,6 +66,9 @@ const CREATE_BODY =
 const DRAIN_BODY = '{"drain": true} or {"drain": false}';
 const INDEX_BODY =
   '{"column":…,"type":"btree"|"bitmap"|"ivf_pq"|"ivf_hnsw_sq"|"fts"} with optional "metric" and "params"';
+
+const SEARCH_BODY =
+  '{"vector":[…],"k":10} or {"text":…,"k":10}, either with optional "filter" (Lance SQL), "columns", "column", "metric", "nprobes", "refineFactor", "textColumn" and "withDistance"; or a "filter" alone';
 
 async function readBytes(c: Ctx, maxBytes: number, send: string): Promise<Uint8Array> {
   if (Number(c.req.header('content-length') ?? 0) > maxBytes) throw tooLarge(maxBytes);
@@ -127,6 +138,12 @@ export async function readIndexDeclaration(c: Ctx, limits: Limits): Promise<unkn
 export async function readDrain(c: Ctx, limits: Limits): Promise<boolean> {
   const { value } = await readJson(c, limits.maxBodyBytes, DRAIN_BODY);
   return parseWire(DrainBodySchema, value, { send: DRAIN_BODY }).drain;
+}
+
+/** A search's JSON, its shape checked; the domain checks it against the table. */
+export async function readSearch(c: Ctx, limits: Limits): Promise<z.infer<typeof SearchBodySchema>> {
+  const { value } = await readJson(c, limits.maxBodyBytes, SEARCH_BODY);
+  return parseWire(SearchBodySchema, value, { send: SEARCH_BODY });
 }
 
 /** `{"rows":[…]}` or an Arrow IPC stream, as Arrow data of the table's schema. */

@@ -5,17 +5,12 @@
  * forms writes accept.
  */
 import { createHash } from 'node:crypto';
-import { Schema, Table } from 'apache-arrow';
 import { Hono } from 'hono';
-import { encodeIpcStream } from '../shared/arrow/ipc.ts';
-import { type JsonRow, tableToJsonRows } from '../shared/arrow/json-rows.ts';
 import { SluiceError } from '../shared/errors.ts';
 import { bytesWritten } from '../shared/metrics.ts';
-import type { Lookup } from '../shared/read/point-lookup.ts';
-import type { TableDef } from '../shared/table/table-def.ts';
 import type { AppendResult } from '../shared/wal/append.ts';
 import type { ApiDeps } from './app.ts';
-import { ARROW_STREAM, type Body, readKeys, readRows } from './body.ts';
+import { type Body, readKeys, readRows } from './body.ts';
 import {
   ArrowRowsQuerySchema,
   ColumnsQuerySchema,
@@ -24,34 +19,12 @@ import {
 } from './openapi/schemas.ts';
 import { parseWire } from './openapi/wire-input.ts';
 import { type Ctx, type Env, queryParams, tableParam } from './request.ts';
+import { arrowResponse, jsonRows, lookupArrowResponse, wantsArrow } from './row-answers.ts';
 
 /** Keys per lookup: each is a literal of one Lance filter and one search per overlay run. */
 const MAX_LOOKUP_KEYS = 1000;
 /** What a point lookup goes without. */
 const SCAN_PARAMS = ['limit', 'after', 'from', 'to'];
-
-/** Rows in JSON, in the columns (and order) they carry: all of the table's, or a projection. */
-function jsonRows(def: TableDef, rows: Table): JsonRow[] {
-  const fields = rows.schema.fields.map((f) => def.schema.fields.find((field) => field.name === f.name)!);
-  return tableToJsonRows({ ...def.schema, fields }, rows);
-}
-
-function wantsArrow(c: Ctx): boolean {
-  return (c.req.header('accept') ?? '').toLowerCase().includes(ARROW_STREAM);
-}
-
-/** Found rows as an Arrow stream; the keys with no row go in the schema's `sluice.missing` metadata, as JSON. */
-function lookupArrowResponse(c: Ctx, found: Lookup): Response {
-  const metadata = new Map([['sluice.missing', JSON.stringify(found.missing)]]);
-  const schema = new Schema(found.rows.schema.fields, metadata);
-  return arrowResponse(c, new Table(schema, found.rows.batches));
-}
-
-function arrowResponse(c: Ctx, rows: Table): Response {
-  // tableToIPC allocates a plain ArrayBuffer; only its declared type allows a shared one.
-  const bytes = encodeIpcStream(rows) as Uint8Array<ArrayBuffer>;
-  return c.body(bytes, 200, { 'Content-Type': ARROW_STREAM });
-}
 
 export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();

@@ -137,6 +137,8 @@ export const ConfigSchema = z.object({
       maxBodyBytes: int(1).default(16 * 1024 * 1024),
       maxRowsPerRequest: int(1).default(100_000),
       readCacheBytes: int(0).default(256 * 1024 * 1024),
+      /** Pending rows kept as LanceDB tables in memory for searches (docs/design.md, "Search"). */
+      searchCacheBytes: int(1024 * 1024).default(256 * 1024 * 1024),
     })
     .prefault({}),
   http: z
@@ -242,6 +244,7 @@ const ENV: ReadonlyArray<readonly [string, string]> = [
   ['SLUICE_MAX_BODY_BYTES', 'limits.maxBodyBytes'],
   ['SLUICE_MAX_ROWS_PER_REQUEST', 'limits.maxRowsPerRequest'],
   ['SLUICE_READ_CACHE_BYTES', 'limits.readCacheBytes'],
+  ['SLUICE_SEARCH_CACHE_BYTES', 'limits.searchCacheBytes'],
   ['SLUICE_REQUEST_TIMEOUT_MS', 'http.requestTimeoutMs'],
   ['SLUICE_IDEMPOTENCY_TTL_SECONDS', 'http.idempotencyTtlSeconds'],
   ['SLUICE_SEAL_CONCURRENCY', 'workers.sealConcurrency'],

@@ -16,6 +16,10 @@ const CODES = {
   INVALID_SETTINGS: { status: 400, retryable: false },
   /** An index declaration that does not fit the table: unknown column, a type the column cannot take. */
   INVALID_INDEX: { status: 400, retryable: false },
+  /** A search that does not fit the table: a vector of another dimension, k out of range, no such column. */
+  INVALID_SEARCH: { status: 400, retryable: false },
+  /** A search filter Lance cannot run; the message quotes Lance. */
+  INVALID_FILTER: { status: 400, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },
   TABLE_NOT_FOUND: { status: 404, retryable: false },
@@ -27,6 +31,8 @@ const CODES = {
   /** The column already has a declared index (or is the key, which has its btree). */
   INDEX_EXISTS: { status: 409, retryable: false },
   IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },
+  /** A full-text search on a column whose declared index the base does not have yet: optimize builds it. */
+  INDEX_NOT_BUILT: { status: 409, retryable: false },
   SHARD_NOT_POISONED: { status: 409, retryable: false },
   /** A dead letter's retry, refused while its shard is poisoned: reopen the shard first. */
   SHARD_STILL_POISONED: { status: 409, retryable: false },

@@ -21,6 +21,8 @@ import { DrainFlags } from './scheduler/drain.ts';
 import { FailureLedger } from './scheduler/failure-ledger.ts';
 import { OptimizeRequests } from './scheduler/optimize-requests.ts';
 import { SamplerIndex } from './scheduler/sampler-index.ts';
+import { PendingTables } from './search/pending-tables.ts';
+import { FilterCheck } from './search/search-filter.ts';
 import { Reads } from './services/reads.ts';
 import { Sampler } from './services/sampler.ts';
 import { SchedulerViews } from './services/scheduler-views.ts';
@@ -98,6 +100,8 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     optimizeRequests: new OptimizeRequests(redis, prefix),
     drops,
     indexDeclarations: new IndexDeclarations(store),
+    pendingTables: new PendingTables(config.limits.searchCacheBytes),
+    filterCheck: new FilterCheck(),
     table: (name) => lookup.get(name),
     tableForWrite: (name) => lookup.forWrite(name),
     whileLive: (name, read) => lookup.whileLive(name, read),

@@ -37,6 +37,8 @@ import {
   RowsBodySchema,
   RowsQuerySchema,
   ScanPageSchema,
+  SearchBodySchema,
+  SearchResultSchema,
   ShardParamsSchema,
   ShardStatsSchema,
   TableDescriptionSchema,
@@ -374,6 +376,33 @@ export const API_ROUTES: RouteConfig[] = [
       },
     },
     codes: [...READ_CODES, 'INVALID_KEY', 'PAYLOAD_TOO_LARGE', 'TOO_MANY_ROWS', 'UNSUPPORTED_MEDIA_TYPE'],
+  }),
+  route({
+    method: 'post',
+    path: '/v1/tables/{t}/search',
+    operationId: 'search',
+    summary:
+      'Nearest neighbours of a vector, a full-text search, or the rows a Lance SQL filter passes, over the base and every pending row: the newest value per key, no deleted row',
+    scope: 'read',
+    request: {
+      params: TableParamsSchema,
+      body: { required: true, content: { 'application/json': { schema: SearchBodySchema } } },
+    },
+    ok: {
+      200: {
+        description:
+          'The rows, best first; with `Accept: application/vnd.apache.arrow.stream` an Arrow stream with `_distance` or `_score` as its last column',
+        content: { 'application/json': { schema: SearchResultSchema }, [ARROW_STREAM]: arrowBody },
+      },
+    },
+    codes: [
+      ...READ_CODES,
+      'INVALID_SEARCH',
+      'INVALID_FILTER',
+      'INDEX_NOT_BUILT',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
   }),
   route({
     method: 'get',

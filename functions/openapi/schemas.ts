@@ -540,6 +540,56 @@ function rowsQuerySchema(maxLimit: number) {
 export const RowsQuerySchema = rowsQuerySchema(MAX_SCAN_LIMIT);
 export const ArrowRowsQuerySchema = rowsQuerySchema(MAX_ARROW_SCAN_LIMIT);
 
+export const SearchBodySchema = z
+  .strictObject({
+    vector: z
+      .array(z.number())
+      .min(1)
+      .optional()
+      .openapi({ description: 'Nearest neighbours of this vector' }),
+    column: z
+      .string()
+      .optional()
+      .openapi({ description: "The vector column; the table's only one when absent" }),
+    metric: z.enum(METRICS).optional().openapi({
+      description: "l2, cosine or dot; the declared vector index's metric, else l2, when absent",
+    }),
+    nprobes: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'IVF partitions to probe on an indexed base' }),
+    refineFactor: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Re-rank this many times k by exact distance' }),
+    text: z.string().optional().openapi({ description: 'Full-text search for these words' }),
+    textColumn: z
+      .string()
+      .optional()
+      .openapi({ description: 'The column with a declared fts index; the only one when absent' }),
+    k: z.number().int().optional().openapi({ description: 'Rows to answer, 1 to 1000; 10 when absent' }),
+    filter: z
+      .string()
+      .optional()
+      .openapi({ description: "A Lance SQL filter, e.g. category = 'a' AND score > 0.5" }),
+    columns: z.array(z.string()).optional().openapi({ description: 'The columns to answer, in this order' }),
+    withDistance: z.boolean().optional().openapi({
+      description: 'Answer `_distance` (vector) or `_score` (text) with each row; true when absent',
+    }),
+  })
+  .openapi('SearchBody');
+
+export const SearchResultSchema = z
+  .object({
+    rows: z.array(RowSchema).openapi({
+      description:
+        'Best first, at most k, the newest value per key and no deleted row; each with `_distance` (vector: smaller is nearer) or `_score` (text: larger is better)',
+    }),
+  })
+  .openapi('SearchResult');
+
 export const LookupManySchema = z
   .object({
     rows: z

@@ -24,14 +24,19 @@ export type LanceTable = SluiceLance.lancedb.Table;
 export type LanceArrowTable = SluiceLance.arrow.Table;
 
 export function toLanceArrow(table: Table): LanceArrowTable {
-  return lance().arrow.tableFromIPC(tableToIPC(table, 'stream'));
+  return lanceArrowFromIPC(tableToIPC(table, 'stream'));
+}
+
+/** An Arrow IPC stream as LanceDB's Arrow, for a caller that has the bytes (and counts them). */
+export function lanceArrowFromIPC(bytes: Uint8Array): LanceArrowTable {
+  return lance().arrow.tableFromIPC(bytes);
 }
 
 export function fromLanceArrow(table: LanceArrowTable): Table {
   return tableFromIPC(lance().arrow.tableToIPC(table, 'stream'));
 }
 
-type LanceQuery = ReturnType<LanceTable['query']>;
+type LanceQuery = ReturnType<LanceTable['query']> | ReturnType<LanceTable['vectorSearch']>;
 
 /** LanceDB's native batch iterator: each batch comes from Rust as Arrow IPC bytes. */
 interface NativeBatches {

@@ -64,6 +64,8 @@ export interface ReadSnapshot {
   shards: ShardManifest[];
   /** The pending overlay, newest first. */
   runs: SortedRun[];
+  /** The object each run was read from (a WAL entry's or an L0 file's key), in the same order. */
+  sources: string[];
   pin: SnapshotPin;
 }
 
@@ -116,6 +118,7 @@ async function readOnce(
     base,
     shards: perShard.map((s) => s.manifest),
     runs: perShard.flatMap((s) => s.runs),
+    sources: perShard.flatMap((s) => s.sources),
     pin: { base: base.version, shards: perShard.map((s) => ({ manifest: s.manifest.version, wal: s.wal })) },
   };
 }
@@ -144,7 +147,7 @@ async function shardRuns(
   watermark: number,
   pin: SnapshotPin['shards'][number] | undefined,
   signal?: AbortSignal,
-): Promise<{ manifest: ShardManifest; runs: SortedRun[]; wal: number[] }> {
+): Promise<{ manifest: ShardManifest; runs: SortedRun[]; sources: string[]; wal: number[] }> {
   const manifest = pin
     ? pin.manifest === 0
       ? emptyShardManifest(table.name, shard)
@@ -171,15 +174,20 @@ async function shardRuns(
   const codec = keyCodecFor(table.schema);
   const walRuns = await Promise.all(
     wal.map(async (seq) => {
-      const cached = await required(deps.cache, walKey(table.name, shard, seq), signal);
-      return isHole(cached.table) ? null : derived(cached, 'run', () => walRun(codec, cached.table));
+      const source = walKey(table.name, shard, seq);
+      const cached = await required(deps.cache, source, signal);
+      return isHole(cached.table)
+        ? null
+        : { source, run: derived(cached, 'run', () => walRun(codec, cached.table)) };
     }),
   );
-  const unmerged = committedAbove(manifest, watermark);
-  const l0Runs = await Promise.all([...unmerged].reverse().map((g) => runOf(deps.cache, g.path, signal)));
+  const unmerged = [...committedAbove(manifest, watermark)].reverse();
+  const l0Runs = await Promise.all(unmerged.map((g) => runOf(deps.cache, g.path, signal)));
+  const tail = walRuns.filter((r) => r !== null).reverse();
   return {
     manifest,
-    runs: [...walRuns.filter((run): run is SortedRun => run !== null).reverse(), ...l0Runs],
+    runs: [...tail.map((r) => r.run), ...l0Runs],
+    sources: [...tail.map((r) => r.source), ...unmerged.map((g) => g.path)],
     wal,
   };
 }

@@ -5,6 +5,8 @@ import { type Lookup, lookupRow, lookupRows } from '../read/point-lookup.ts';
 import { countRows, type RowCount } from '../read/row-count.ts';
 import { type ScanPage, scanRows } from '../read/scan.ts';
 import { type TableStats, tableStats } from '../read/table-stats.ts';
+import { type SearchAnswer, searchRows } from '../search/search.ts';
+import { parseSearch, type SearchInput } from '../search/search-request.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
 import type { TableDef } from '../table/table-def.ts';
 
@@ -42,6 +44,15 @@ export class Reads {
     const { from, to, ...page } = options;
     const range = parseKeyRange(table, { from, to });
     return scanRows(this.#parts, table, { ...page, range, cursorTtlMs }, signal);
+  }
+
+  /** Nearest neighbours, full text or a filter over the base and every pending row (shared/search/search.ts). */
+  search(tableName: string, input: SearchInput, signal?: AbortSignal): Promise<SearchAnswer> {
+    return this.#parts.whileLive(tableName, async (table) => {
+      const request = parseSearch(table, input, await this.#parts.indexDeclarations.all(table, signal));
+      if (request.filter !== null) await this.#parts.filterCheck.check(table, request.filter);
+      return searchRows(this.#parts, table, request, signal);
+    });
   }
 
   async countRows(tableName: string, signal?: AbortSignal): Promise<RowCount> {

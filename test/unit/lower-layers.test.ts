@@ -40,6 +40,10 @@ describe('lower layers', () => {
     expect(outside).toEqual([]);
   });
 
+  it('shared/read imports nothing from search, which builds on it', () => {
+    expect(importing(['shared/read'], /from '(\.\.\/)+search\//)).toEqual([]);
+  });
+
   it('shared/wal imports nothing from lsm, which builds on it', () => {
     expect(importing(['shared/wal'], /from '(\.\.\/)+lsm\//)).toEqual([]);
   });

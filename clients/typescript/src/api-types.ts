@@ -199,6 +199,26 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/v1/tables/{t}/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Nearest neighbours of a vector, a full-text search, or the rows a Lance SQL filter passes, over the base and every pending row: the newest value per key, no deleted row
+     * @description Scope: `read`.
+     */
+    post: operations['search'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/tables/{t}/rows/count': {
     parameters: {
       query?: never;
@@ -488,6 +508,8 @@ export type components = {
       | 'STORE_UNSAFE'
       | 'INVALID_SETTINGS'
       | 'INVALID_INDEX'
+      | 'INVALID_SEARCH'
+      | 'INVALID_FILTER'
       | 'UNAUTHORIZED'
       | 'FORBIDDEN'
       | 'TABLE_NOT_FOUND'
@@ -498,6 +520,7 @@ export type components = {
       | 'TABLE_EXISTS'
       | 'INDEX_EXISTS'
       | 'IDEMPOTENCY_CONFLICT'
+      | 'INDEX_NOT_BUILT'
       | 'SHARD_NOT_POISONED'
       | 'SHARD_STILL_POISONED'
       | 'TABLE_DRAINED'
@@ -699,6 +722,37 @@ export type components = {
       rows: components['schemas']['Row'][];
       /** @description The keys asked for with no live row, as given. */
       missing: components['schemas']['Key'][];
+    };
+    SearchResult: {
+      /** @description Best first, at most k, the newest value per key and no deleted row; each with `_distance` (vector: smaller is nearer) or `_score` (text: larger is better) */
+      rows: components['schemas']['Row'][];
+    };
+    SearchBody: {
+      /** @description Nearest neighbours of this vector */
+      vector?: number[];
+      /** @description The vector column; the table's only one when absent */
+      column?: string;
+      /**
+       * @description l2, cosine or dot; the declared vector index's metric, else l2, when absent
+       * @enum {string}
+       */
+      metric?: 'l2' | 'cosine' | 'dot';
+      /** @description IVF partitions to probe on an indexed base */
+      nprobes?: number;
+      /** @description Re-rank this many times k by exact distance */
+      refineFactor?: number;
+      /** @description Full-text search for these words */
+      text?: string;
+      /** @description The column with a declared fts index; the only one when absent */
+      textColumn?: string;
+      /** @description Rows to answer, 1 to 1000; 10 when absent */
+      k?: number;
+      /** @description A Lance SQL filter, e.g. category = 'a' AND score > 0.5 */
+      filter?: string;
+      /** @description The columns to answer, in this order */
+      columns?: string[];
+      /** @description Answer `_distance` (vector) or `_score` (text) with each row; true when absent */
+      withDistance?: boolean;
     };
     RowCount: {
       table: components['schemas']['TableName'];
@@ -2026,6 +2080,123 @@ export interface operations {
         };
       };
       /** @description Too large: PAYLOAD_TOO_LARGE, TOO_MANY_ROWS */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL, DATA_MISSING, DATA_CORRUPT */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, SHARD_POISONED, READ_AMPLIFICATION, ABORTED */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  search: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SearchBody'];
+      };
+    };
+    responses: {
+      /** @description The rows, best first; with `Accept: application/vnd.apache.arrow.stream` an Arrow stream with `_distance` or `_score` as its last column */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchResult'];
+          'application/vnd.apache.arrow.stream': string;
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME, INVALID_SEARCH, INVALID_FILTER */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict: INDEX_NOT_BUILT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too large: PAYLOAD_TOO_LARGE */
       413: {
         headers: {
           [name: string]: unknown;

@@ -32,6 +32,8 @@ import type {
   Row,
   RowCount,
   ScanPage,
+  SearchBody,
+  SearchResult,
   ShardStats,
   TableDescription,
   TablePage,
@@ -220,6 +222,15 @@ export class SluiceClient {
       json: { keys },
       signal: options.signal,
     });
+  }
+
+  /**
+   * The k nearest neighbours of `vector`, a full-text search of `text`, or the rows `filter`
+   * passes, over the base and every row not merged yet: best first, each with `_distance`
+   * or `_score`.
+   */
+  search(tableName: string, body: SearchBody, signal?: AbortSignal): Promise<SearchResult> {
+    return this.transport.json({ method: 'POST', path: `${table(tableName)}/search`, json: body, signal });
   }
 
   /** The live row count: base and pending rows, deletes applied. */

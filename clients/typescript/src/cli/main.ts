@@ -11,6 +11,7 @@ import { type ConnectionOptions, connect, DEFAULT_URL } from './connection.ts';
 import { load } from './load.ts';
 import { followLaneJob, laneSummary } from './merge.ts';
 import { type ScanChoice, type ScanFormat, scan } from './scan.ts';
+import { type SearchChoice, type SearchFormat, search } from './search.ts';
 import { FILE_FORMATS } from './sources.ts';
 import { statsOnce, watchStats } from './stats.ts';
 import { UsageError } from './usage-error.ts';
@@ -144,6 +145,29 @@ program
   .action(async (name: string, options: { format: ScanFormat } & ScanChoice) => {
     const { format, ...choice } = options;
     await scan(client(), name, format, choice);
+  });
+
+program
+  .command('search')
+  .description(
+    'the nearest neighbours of a vector, a full-text search or the rows a filter passes, over the base and every row not merged yet, best first',
+  )
+  .argument('<table>')
+  .option('--vector <json>', 'the vector, a JSON array of numbers')
+  .option('--vector-file <file>', 'a file holding the vector as a JSON array')
+  .option('--text <words>', 'full-text search for these words')
+  .option('--filter <sql>', 'a Lance SQL filter, e.g. "category = \'a\' AND score > 0.5"')
+  .option('-k, --k <n>', 'rows to answer', positiveInt(1000), 10)
+  .option('--columns <names>', 'only these columns, comma-separated, in that order', columnList)
+  .option('--column <name>', 'the vector column, when the table has several')
+  .option('--text-column <name>', 'the column to search by text, when several have an fts index')
+  .addOption(new Option('--metric <metric>', 'the distance').choices(['l2', 'cosine', 'dot']))
+  .addOption(
+    new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
+  )
+  .action(async (name: string, options: { format: SearchFormat } & SearchChoice) => {
+    const { format, ...choice } = options;
+    await search(client(), name, format, choice);
   });
 
 program

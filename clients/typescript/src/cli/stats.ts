@@ -1,6 +1,7 @@
 /** `sluice stats <table>`: the table's counts and one line per shard; `--watch` redraws it. */
 import type { SluiceClient } from '../client.ts';
 import type { ShardStats, TableDescription } from '../types.ts';
+import { textTable } from './text-table.ts';
 
 const HEADER = [
   'shard',
@@ -33,24 +34,12 @@ function shardLine(s: ShardStats): string[] {
   ];
 }
 
-function columns(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
 export function renderStats(table: TableDescription, shards: ShardStats[]): string {
   const { stats } = table;
   const head =
     `${table.name}: ${table.shards} shards, base version ${stats.baseVersion} (${stats.baseRows} rows), ` +
     `pending ${stats.pendingGenerations} generations, ${stats.poisonedShards} poisoned${table.drain ? ', drained' : ''}`;
-  return `${head}\n${columns([HEADER, ...shards.map(shardLine)])}\n`;
+  return `${head}\n${textTable([HEADER, ...shards.map(shardLine)])}\n`;
 }
 
 export async function statsOnce(client: SluiceClient, table: string): Promise<string> {

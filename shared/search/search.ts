@@ -1,0 +1,206 @@
+/**
+ * A search over the base and every pending row (docs/design.md, "Search"), on one
+ * snapshot as reads take it: the base at its recorded Lance version, the committed L0
+ * generations above the watermark and the WAL tail, newest first. Each pending run is
+ * searched as a table in memory (pending-tables.ts) for k plus the rows a newer run
+ * supersedes, and those are dropped; the base is searched for k at first, and for more,
+ * up to k plus every key the overlay holds, while superseded rows crowd out the k: so a
+ * flat search is exact, and an indexed one misses only what its index misses. The
+ * candidates are merged by distance (or score), newest value per key, no deleted row.
+ */
+import { Float32, type RecordBatch, type Schema, Table, vectorFromArray } from 'apache-arrow';
+import { keyCodecFor } from '../arrow/key-codec.ts';
+import { selectColumns } from '../arrow/select-columns.ts';
+import { takeRows } from '../arrow/take.ts';
+import { SluiceError } from '../errors.ts';
+import { projectionOf } from '../read/projection.ts';
+import { type ReadDeps, readSnapshot } from '../read/read-snapshot.ts';
+import type { SortedRun } from '../read/sorted-run.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { runSearch } from './lance-search.ts';
+import { PendingTables, ROW_COLUMN } from './pending-tables.ts';
+import type { SearchRequest } from './search-request.ts';
+
+export interface SearchDeps extends ReadDeps {
+  pendingTables: PendingTables;
+}
+
+export const DISTANCE = '_distance';
+export const SCORE = '_score';
+
+export interface SearchAnswer {
+  /** The rows, best first, in the columns asked for, then `_distance` or `_score` when asked. */
+  rows: Table;
+}
+
+interface Candidate {
+  batch: RecordBatch;
+  row: number;
+  score: number;
+}
+
+export async function searchRows(
+  deps: SearchDeps,
+  table: TableDef,
+  request: SearchRequest,
+  signal?: AbortSignal,
+): Promise<SearchAnswer> {
+  const projection = projectionOf(table, request.columns);
+  const shards = Array.from({ length: table.shards }, (_, shard) => shard);
+  const snapshot = await readSnapshot(deps, table, shards, { signal });
+  const overlay = overlayOf(snapshot.runs);
+  const columns = projection.read.fields.map((f) => f.name);
+  const [pending, base] = await Promise.all([
+    Promise.all(
+      snapshot.runs.map((run, r) =>
+        searchRun(deps, table, request, columns, snapshot.sources[r]!, run, overlay.shadowedRows[r]!),
+      ),
+    ),
+    snapshot.base.lanceVersion === null
+      ? []
+      : searchBase(deps, table, snapshot.base.lanceVersion, request, columns, overlay.keys),
+  ]);
+  const ranked = rank(request, [...pending.flat(), ...base]).slice(0, request.k);
+  return { rows: answer(request, projection.out, ranked) };
+}
+
+/** Every key the overlay holds (hex), and per run the rows a newer run supersedes. */
+function overlayOf(runs: readonly SortedRun[]): { keys: Set<string>; shadowedRows: Set<number>[] } {
+  const keys = new Set<string>();
+  const shadowedRows = runs.map((run) => {
+    const shadowed = new Set<number>();
+    const hex = hexKeysOf(run);
+    for (let i = 0; i < run.size; i++) if (keys.has(hex[i]!)) shadowed.add(i);
+    for (const key of hex) keys.add(key);
+    return shadowed;
+  });
+  return { keys, shadowedRows };
+}
+
+const hexKeys = new WeakMap<SortedRun, string[]>();
+
+/** A run's keys as hex, kept with the run (runs are cached with their immutable object). */
+function hexKeysOf(run: SortedRun): string[] {
+  let keys = hexKeys.get(run);
+  if (!keys) {
+    keys = Array.from({ length: run.size }, (_, i) => Buffer.from(run.key(i)).toString('hex'));
+    hexKeys.set(run, keys);
+  }
+  return keys;
+}
+
+async function searchRun(
+  deps: SearchDeps,
+  table: TableDef,
+  request: SearchRequest,
+  columns: readonly string[],
+  source: string,
+  run: SortedRun,
+  shadowed: Set<number>,
+): Promise<Candidate[]> {
+  if (shadowed.size === run.size) return [];
+  const pending = await deps.pendingTables.of(source, run, table);
+  if (!pending) return [];
+  if (request.query.kind === 'text') await PendingTables.fts(pending, request.query.column);
+  const batches = await runSearch(
+    pending.handle,
+    request,
+    [...columns, ROW_COLUMN],
+    request.k + shadowed.size,
+  );
+  const candidates: Candidate[] = [];
+  for (const batch of batches) {
+    const rows = batch.getChild(ROW_COLUMN)!;
+    const scores = scoresOf(request, batch);
+    for (let i = 0; i < batch.numRows; i++) {
+      if (!shadowed.has(rows.get(i) as number)) candidates.push({ batch, row: i, score: scores[i]! });
+    }
+  }
+  return candidates;
+}
+
+async function searchBase(
+  deps: SearchDeps,
+  table: TableDef,
+  version: number,
+  request: SearchRequest,
+  columns: readonly string[],
+  shadowedKeys: Set<string>,
+): Promise<Candidate[]> {
+  const handle = await deps.datasets.at(table, version);
+  if (request.query.kind === 'text') await assertTextIndex(handle, table, request.query.column);
+  const codec = keyCodecFor(table.schema);
+  const most = request.k + shadowedKeys.size;
+  for (let limit = Math.min(request.k, most); ; limit = Math.min(most, limit * 4)) {
+    const batches = await runSearch(handle, request, columns, limit).catch(async (err: unknown) => {
+      throw await deps.datasets.explainReadFailure(table, version, err);
+    });
+    const candidates: Candidate[] = [];
+    let fetched = 0;
+    for (const batch of batches) {
+      const keys = codec.encodeRows(batch);
+      const scores = scoresOf(request, batch);
+      fetched += batch.numRows;
+      keys.forEach((key, i) => {
+        if (!shadowedKeys.has(Buffer.from(key).toString('hex')))
+          candidates.push({ batch, row: i, score: scores[i]! });
+      });
+    }
+    // Enough live rows, or the base has no more to give: each dropped row was one the overlay holds.
+    if (candidates.length >= request.k || fetched < limit || limit >= most) return candidates;
+  }
+}
+
+async function assertTextIndex(
+  handle: Awaited<ReturnType<SearchDeps['datasets']['at']>>,
+  table: TableDef,
+  column: string,
+): Promise<void> {
+  const indexes = await handle.listIndices();
+  if (indexes.some((index) => index.indexType === 'FTS' && index.columns.includes(column))) return;
+  if ((await handle.countRows()) === 0) return;
+  throw new SluiceError(
+    'INDEX_NOT_BUILT',
+    `the full-text index on column "${column}" is not built on the base yet: the next optimize builds it (POST /v1/tables/${table.name}/optimize)`,
+    { table: table.name, column },
+  );
+}
+
+function scoresOf(request: SearchRequest, batch: RecordBatch): ArrayLike<number> {
+  const name = request.query.kind === 'vector' ? DISTANCE : request.query.kind === 'text' ? SCORE : null;
+  if (name === null) return new Float32Array(batch.numRows);
+  return batch.getChild(name)!.toArray() as Float32Array;
+}
+
+/** Nearest first, best score first; a filter alone keeps the pending rows ahead of the base's. */
+function rank(request: SearchRequest, candidates: Candidate[]): Candidate[] {
+  if (request.query.kind === 'vector') return candidates.sort((a, b) => a.score - b.score);
+  if (request.query.kind === 'text') return candidates.sort((a, b) => b.score - a.score);
+  return candidates;
+}
+
+function answer(request: SearchRequest, out: Schema, ranked: readonly Candidate[]): Table {
+  const sources: RecordBatch[] = [];
+  const offsets = new Map<RecordBatch, number>();
+  let total = 0;
+  const indices = ranked.map((c) => {
+    let offset = offsets.get(c.batch);
+    if (offset === undefined) {
+      offset = total;
+      offsets.set(c.batch, offset);
+      sources.push(selectColumns(out, c.batch));
+      total += c.batch.numRows;
+    }
+    return offset + c.row;
+  });
+  const rows = sources.length === 0 ? new Table(out) : new Table([takeRows(sources, indices)]);
+  const scoreName = request.query.kind === 'vector' ? DISTANCE : request.query.kind === 'text' ? SCORE : null;
+  if (!request.withScore || scoreName === null) return rows;
+  const scores = new Table({
+    [scoreName]: vectorFromArray(
+      ranked.map((c) => c.score),
+      new Float32(),
+    ),
+  });
+  return rows.assign(scores);
+}

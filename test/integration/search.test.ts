@@ -1,0 +1,276 @@
+/**
+ * Search over the base and every pending row (docs/design.md, "Search"): a table with rows
+ * merged into the base, overwritten and deleted in L0 generations above it, and new rows in
+ * the WAL tail. A flat search answers exactly the brute-force top-k of the live rows for
+ * l2, cosine and dot, with and without a filter; an indexed base keeps recall@10 ≥ 0.95 and
+ * never answers a deleted or superseded row; full text finds a pending row by its word and
+ * never a deleted one; bad searches are refused saying what to send.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SluiceClient } from '../../clients/typescript/src/index.ts';
+import type { JsonRow } from '../../shared/arrow/json-rows.ts';
+import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import type { SluiceError } from '../../shared/errors.ts';
+import type { SearchInput } from '../../shared/search/search-request.ts';
+import type { Metric } from '../../shared/table/index-decl.ts';
+import { runCli } from '../support/cli-process.ts';
+import type { Harness } from '../support/harness.ts';
+import { serveTestApi, type TestApi } from '../support/harness-api.ts';
+import { seededRandom } from '../support/random.ts';
+import { flushedGeneration, writeRows } from '../support/rows.ts';
+
+const DIM = 8;
+const CATEGORIES = ['a', 'b', 'c'];
+
+const table = (name: string, indexes: unknown[]) => ({
+  name,
+  schema: {
+    fields: [
+      { name: 'id', type: 'int64' },
+      { name: 'category', type: 'utf8' },
+      { name: 'score', type: 'float64' },
+      { name: 'body', type: 'utf8', nullable: true },
+      { name: 'emb', type: `vector[float32, ${DIM}]` },
+    ],
+  },
+  primaryKey: ['id'],
+  shards: 2,
+  indexes,
+});
+
+/** What the table holds, kept beside it: id → row, deletes removed. */
+type Model = Map<number, JsonRow>;
+
+function rowsOf(random: () => number, from: number, to: number, words: (id: number) => string): JsonRow[] {
+  return Array.from({ length: to - from }, (_, i) => {
+    const id = from + i;
+    const emb = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+    return {
+      id,
+      category: CATEGORIES[id % 3]!,
+      score: Math.round(random() * 100) / 100,
+      body: words(id),
+      emb,
+    };
+  });
+}
+
+/**
+ * The base gets ids 0-399 (merged, optimized so declared indexes are built); then, pending:
+ * ids 0-59 overwritten and 60-89 deleted in an L0 generation, 400-459 new in the WAL tail.
+ */
+async function fill(h: Harness, name: string, seed: number): Promise<Model> {
+  const random = seededRandom(seed);
+  const model: Model = new Map();
+  const put = (rows: JsonRow[]) => {
+    for (const row of rows) model.set(row.id as number, row);
+    return rows;
+  };
+  await flushedGeneration(h.sluice, name, put(rowsOf(random, 0, 400, (id) => `walrus number ${id}`)));
+  await h.sluice.tableWork.merge(name);
+  await h.sluice.tableWork.optimize(name);
+  await writeRows(h.sluice, name, put(rowsOf(random, 0, 60, (id) => `seal number ${id}`)));
+  const deleted = Array.from({ length: 30 }, (_, i) => 60 + i);
+  await h.sluice.writes.delete(name, deleted);
+  for (const id of deleted) model.delete(id);
+  for (let shard = 0; shard < 2; shard++) {
+    await h.sluice.shards.seal(name, shard);
+    await h.sluice.shards.flush(name, shard);
+  }
+  await writeRows(h.sluice, name, put(rowsOf(random, 400, 460, (id) => `zebra number ${id}`)));
+  return model;
+}
+
+function distance(metric: Metric, a: number[], b: number[]): number {
+  const dot = a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+  if (metric === 'dot') return 1 - dot;
+  if (metric === 'l2') return a.reduce((sum, x, i) => sum + (x - b[i]!) ** 2, 0);
+  const norm = (v: number[]) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
+  return 1 - dot / (norm(a) * norm(b));
+}
+
+function bruteForce(model: Model, metric: Metric, vector: number[], k: number, keep = (_: JsonRow) => true) {
+  return [...model.values()]
+    .filter(keep)
+    .map((row) => ({ id: row.id as number, d: distance(metric, row.emb as number[], vector) }))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, k)
+    .map((r) => r.id);
+}
+
+describe('search over the base and every pending row', () => {
+  let api: TestApi;
+  let h: Harness;
+  let flat: Model;
+  let indexed: Model;
+
+  beforeAll(async () => {
+    api = await serveTestApi({ port: 0 });
+    h = api.h;
+    await h.createTable(table('flat', [{ column: 'body', type: 'fts' }]));
+    await h.createTable(table('indexed', [{ column: 'emb', type: 'ivf_hnsw_sq', metric: 'l2' }]));
+    flat = await fill(h, 'flat', 7);
+    indexed = await fill(h, 'indexed', 11);
+  }, 120_000);
+
+  afterAll(() => api?.close());
+
+  const search = async (name: string, input: SearchInput) => {
+    const def = await h.sluice.tables.describe(name);
+    const { rows } = await h.sluice.reads.search(name, input);
+    const fields = def.schema.fields.filter((f) => rows.schema.fields.some((r) => r.name === f.name));
+    return { rows, json: tableToJsonRows({ ...def.schema, fields }, rows.select(fields.map((f) => f.name))) };
+  };
+
+  it('a flat search is the exact top-k of the live rows, for l2, cosine and dot, with and without a filter', async () => {
+    const random = seededRandom(99);
+    const filter = "category = 'a' AND score > 0.3";
+    const keep = (row: JsonRow) => row.category === 'a' && (row.score as number) > 0.3;
+    for (const metric of ['l2', 'cosine', 'dot'] as const) {
+      for (let probe = 0; probe < 4; probe++) {
+        const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+        const plain = await search('flat', { vector, metric, k: 10 });
+        expect([metric, plain.json.map((r) => r.id)]).toEqual([metric, bruteForce(flat, metric, vector, 10)]);
+        const distances = plain.rows.getChild('_distance')!.toArray() as Float32Array;
+        expect([...distances]).toEqual([...distances].sort((a, b) => a - b));
+        expect(distances[0]).toBeCloseTo(distance(metric, plain.json[0]!.emb as number[], vector), 4);
+        for (const row of plain.json) expect(row).toEqual(flat.get(row.id as number));
+
+        const filtered = await search('flat', { vector, metric, k: 10, filter });
+        expect([metric, filtered.json.map((r) => r.id)]).toEqual([
+          metric,
+          bruteForce(flat, metric, vector, 10, keep),
+        ]);
+      }
+    }
+  });
+
+  it('an indexed base keeps recall@10 of at least 0.95 and answers no deleted or superseded row', async () => {
+    const health = await h.parts.datasets.health(await h.sluice.tables.describe('indexed'));
+    expect(health!.indexes.find((i) => i.columns.includes('emb'))).toMatchObject({ unindexedRows: 0 });
+    const random = seededRandom(5);
+    let found = 0;
+    const probes = 20;
+    for (let probe = 0; probe < probes; probe++) {
+      const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+      const { json } = await search('indexed', { vector, k: 10 });
+      for (const row of json) expect(row).toEqual(indexed.get(row.id as number));
+      const truth = new Set(bruteForce(indexed, 'l2', vector, 10));
+      found += json.filter((row) => truth.has(row.id as number)).length;
+    }
+    expect(found / (probes * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('full text finds a pending row by its word, and never a deleted or overwritten one', async () => {
+    const zebra = await search('flat', { text: 'zebra', k: 100 });
+    expect(zebra.json.map((r) => r.id).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 60 }, (_, i) => 400 + i),
+    );
+    expect(zebra.rows.getChild('_score')!.length).toBe(60);
+    const walrus = await search('flat', { text: 'walrus', k: 1000, filter: 'id < 100' });
+    // 0-59 were overwritten without the word, 60-89 deleted: of ids below 100 only 90-99 still say walrus.
+    expect(walrus.json.map((r) => r.id).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 10 }, (_, i) => 90 + i),
+    );
+  });
+
+  it('a filter alone answers the live rows it passes, pending ones included', async () => {
+    const { json } = await search('flat', {
+      filter: 'id >= 50 AND id < 100',
+      k: 100,
+      columns: ['id', 'body'],
+    });
+    expect(json.map((r) => r.id).sort((a, b) => Number(a) - Number(b))).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => 50 + i),
+      ...Array.from({ length: 10 }, (_, i) => 90 + i),
+    ]);
+    expect(json.find((r) => r.id === 55)!.body).toBe('seal number 55');
+  });
+
+  it('over HTTP: JSON rows with _distance, and every bad search a 400 that says what to send', async () => {
+    const vector = Array.from({ length: DIM }, () => 0.1);
+    const ok = await api.call('POST', '/v1/tables/flat/search', {
+      token: api.tokens.read,
+      json: { vector, k: 3, columns: ['id', 'category'] },
+    });
+    expect(ok.status).toBe(200);
+    const rows = (ok.json as { rows: Array<Record<string, unknown>> }).rows;
+    expect(rows).toHaveLength(3);
+    expect(Object.keys(rows[0]!)).toEqual(['id', 'category', '_distance']);
+
+    const refusals: Array<[unknown, string, RegExp]> = [
+      [{ vector: [1, 2] }, 'INVALID_SEARCH', /vector has 2 numbers; column "emb" holds vectors of 8/],
+      // JSON has no Infinity, but 1e999 parses as one; 1e39 is a double no float32 holds.
+      [`{"vector":[${vector.slice(1).join(',')},1e999]}`, 'INVALID_REQUEST', /vector.*send \{"vector"/],
+      [{ vector: [...vector.slice(1), 1e39] }, 'INVALID_SEARCH', /vector\[7\] is not a finite float32/],
+      [{ vector, k: 0 }, 'INVALID_SEARCH', /send an integer from 1 to 1000/],
+      [{ vector, k: 1001 }, 'INVALID_SEARCH', /send an integer from 1 to 1000/],
+      [
+        { vector, column: 'nope' },
+        'INVALID_SEARCH',
+        /unknown column "nope"; the columns of flat are id, category/,
+      ],
+      [
+        { vector, column: 'body' },
+        'INVALID_SEARCH',
+        /column "body" is not a vector column; name one of: emb/,
+      ],
+      [{ vector, filter: 'this is not sql' }, 'INVALID_FILTER', /Lance can run: .*sql parser error/],
+      [{ vector, filter: 'missing > 1' }, 'INVALID_FILTER', /No field named missing/],
+      [{ vector, text: 'both' }, 'INVALID_SEARCH', /not both/],
+      [{ text: 'x', textColumn: 'category' }, 'INVALID_SEARCH', /column "category" has no full-text index/],
+      [{ vector: ['NaN'] }, 'INVALID_REQUEST', /./],
+      [{ vector, colour: 'red' }, 'INVALID_REQUEST', /./],
+    ];
+    for (const [json, code, message] of refusals) {
+      const body = typeof json === 'string' ? { body: json, contentType: 'application/json' } : { json };
+      const res = await api.call('POST', '/v1/tables/flat/search', { token: api.tokens.read, ...body });
+      const error = (res.json as { error: SluiceError }).error;
+      expect([json, res.status, error.code]).toEqual([json, 400, code]);
+      expect([json, error.message]).toEqual([json, expect.stringMatching(message)]);
+    }
+  });
+
+  it('from the client and the command line: the same rows as table, JSON lines and CSV', async () => {
+    const client = new SluiceClient({ url: api.url, token: api.tokens.read });
+    const vector = Array.from({ length: DIM }, (_, i) => (i % 2 ? 0.5 : -0.5));
+    const { rows } = await client.search('flat', { vector, k: 3, filter: "category = 'b'" });
+    expect(rows.map((r) => r.id)).toEqual(bruteForce(flat, 'l2', vector, 3, (r) => r.category === 'b'));
+
+    const env = { url: api.url, token: api.tokens.read };
+    const args = [
+      'search',
+      'flat',
+      '--vector',
+      JSON.stringify(vector),
+      '-k',
+      '3',
+      '--filter',
+      "category = 'b'",
+    ];
+    const json = await runCli([...args, '--format', 'json'], env);
+    expect([json.code, json.stderr]).toEqual([0, '']);
+    const lines = json.stdout
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual(rows);
+
+    const table = await runCli([...args, '--columns', 'id,category'], env);
+    expect(table.stdout.toString().split('\n')[0]).toMatch(/^id\s+category\s+_distance$/);
+    expect(table.stdout.toString().trimEnd().split('\n')).toHaveLength(4);
+
+    const csv = await runCli(
+      ['search', 'flat', '--text', 'zebra', '-k', '2', '--format', 'csv', '--columns', 'id,body'],
+      env,
+    );
+    expect(csv.stdout.toString().split('\n')[0]).toBe('id,body,_score');
+
+    const both = await runCli(['search', 'flat', '--vector', '[1]', '--text', 'x'], env);
+    expect([both.code, both.stderr]).toEqual([
+      1,
+      'sluice: search by one of --vector, --vector-file or --text\n',
+    ]);
+  });
+});
