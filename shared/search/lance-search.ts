@@ -18,7 +18,12 @@ export async function runSearch(
 ): Promise<RecordBatch[]> {
   const started = queryOf(handle, request.query);
   const filtered = request.filter === null ? started : started.where(request.filter);
-  return queryRows(filtered.select([...columns]).limit(limit));
+  return queryRows(filtered.select([...columns, ...scoreColumns(request.query)]).limit(limit));
+}
+
+/** Named in the projection, as Lance wants them (it warns on every search that leaves its score out). */
+function scoreColumns(query: SearchQuery): string[] {
+  return query.kind === 'vector' ? ['_distance'] : query.kind === 'text' ? ['_score'] : [];
 }
 
 function queryOf(handle: LanceTable, query: SearchQuery): Searchable {
