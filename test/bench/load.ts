@@ -1,30 +1,16 @@
-/**
- * `sluice load` by input format (issue 36): the same rows of vega-datasets' flights Parquet
- * file — its first BENCH_LOAD_ROWS rows (500,000), with an int64 id, since the file has no
- * key — written as Parquet, an Arrow IPC file, a JSON array, JSON lines and CSV, each loaded
- * into a fresh table by the CLI's own `load` (in this process, default batches and
- * concurrency) against `npm start`'s process (API and workers, role `all`) on a free port.
- * The formats take turns, twice, in an order reversed the second time, so a slow minute of
- * the machine weighs on all of them; each line is one load, with `ratioToArrow`: its rows/s
- * over the mean of the Arrow loads in the same run.
- */
-import { openAsBlob } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Table, tableFromIPC, tableToIPC, vectorFromArray } from 'apache-arrow';
-import { ParquetFile, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
+import { type Table, tableToIPC } from 'apache-arrow';
+import { Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
 import { load } from '../../clients/typescript/src/cli/load.ts';
 import type { FileFormat } from '../../clients/typescript/src/cli/sources.ts';
 import { SluiceClient } from '../../clients/typescript/src/index.ts';
+import { flightsParquetTable, readFlightsParquet } from '../support/flights.ts';
 import { serveProcess } from '../support/server-process.ts';
 import { benchDir } from './bench-dirs.ts';
 import { type BenchResult, progress } from './measure.ts';
 
 const ROWS = Number(process.env.BENCH_LOAD_ROWS) || 500_000;
-const FLIGHTS = fileURLToPath(
-  new URL('../../node_modules/vega-datasets/data/flights-3m.parquet', import.meta.url),
-);
 const FORMATS: FileFormat[] = ['arrow', 'parquet', 'json', 'jsonl', 'csv'];
 const EXTENSION: Record<FileFormat, string> = {
   arrow: 'arrow',
@@ -33,44 +19,6 @@ const EXTENSION: Record<FileFormat, string> = {
   jsonl: 'jsonl',
   csv: 'csv',
 };
-
-const definition = (name: string) => ({
-  name,
-  schema: {
-    fields: [
-      { name: 'id', type: 'int64' },
-      { name: 'date', type: 'timestamp[us]' },
-      { name: 'delay', type: 'int64' },
-      { name: 'distance', type: 'int64' },
-      { name: 'origin', type: 'utf8' },
-      { name: 'destination', type: 'utf8' },
-    ],
-  },
-  primaryKey: ['id'],
-  shards: 4,
-});
-
-async function flightRows(): Promise<Table> {
-  const file = await ParquetFile.fromFile(await openAsBlob(FLIGHTS));
-  const parts: Table[] = [];
-  let rows = 0;
-  for (let group = 0; rows < ROWS && group < file.metadata().numRowGroups(); group++) {
-    const part = tableFromIPC((await file.read({ rowGroups: [group] })).intoIPCStream());
-    parts.push(part);
-    rows += part.numRows;
-  }
-  file.free();
-  const flights = parts.reduce((all, part) => all.concat(part)).slice(0, ROWS);
-  const column = (name: string) => flights.getChild(name)!;
-  return new Table({
-    id: vectorFromArray(BigInt64Array.from({ length: flights.numRows }, (_, i) => BigInt(i))),
-    date: column('date'),
-    delay: column('delay'),
-    distance: column('distance'),
-    origin: column('origin'),
-    destination: column('destination'),
-  });
-}
 
 /** The rows as the text formats carry them: timestamps as ISO-8601, int64 as numbers. */
 function* textRows(table: Table): Generator<Record<string, unknown>> {
@@ -109,7 +57,7 @@ async function writeFiles(dir: string, table: Table): Promise<Record<FileFormat,
 export async function* run(): AsyncGenerator<BenchResult> {
   const dir = await benchDir('load');
   progress(`load: reading ${ROWS} flights rows and writing them in ${FORMATS.length} formats`);
-  const files = await writeFiles(dir, await flightRows());
+  const files = await writeFiles(dir, await readFlightsParquet(ROWS));
   const served = await serveProcess('bench-load', { role: 'all' });
   const client = new SluiceClient({ url: served.server.url, token: served.tokens.all });
   const runs: Array<{ format: FileFormat; turn: number; seconds: number; fileMb: number }> = [];
@@ -117,7 +65,7 @@ export async function* run(): AsyncGenerator<BenchResult> {
     for (const [turn, order] of [FORMATS, [...FORMATS].reverse()].entries()) {
       for (const format of order) {
         const table = `flights-${format}-${turn}`;
-        await client.createTable(definition(table) as Parameters<SluiceClient['createTable']>[0]);
+        await client.createTable(flightsParquetTable(table, 4) as Parameters<SluiceClient['createTable']>[0]);
         progress(`load: ${format}, turn ${turn + 1}`);
         const started = performance.now();
         const summary = await load(client, table, files[format], {

@@ -1,27 +1,17 @@
-/**
- * `sluice load` on the inputs data engineers have: Parquet read row group by row group (rows
- * of vega-datasets' flights Parquet file, nobody's here), a JSON array, gzipped JSON lines and
- * CSV on standard input; and bad rows set aside with `--on-error skip` into a rejects file
- * that names each row's line in the file, the same after a kill and a resume.
- */
-import { openAsBlob } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { Table, tableFromIPC, tableToIPC, vectorFromArray } from 'apache-arrow';
-import { ParquetFile, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
+import { tableToIPC } from 'apache-arrow';
+import { Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceClient } from '../../clients/typescript/src/index.ts';
 import { runCli, spawnCli } from '../support/cli-process.ts';
+import { flightsParquetTable, readFlightsParquet } from '../support/flights.ts';
 import { type HttpProxy, startHttpProxy } from '../support/http-proxy.ts';
 import { type ServedProcess, serveProcess } from '../support/server-process.ts';
 import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const FLIGHTS_PARQUET = fileURLToPath(
-  new URL('../../node_modules/vega-datasets/data/flights-3m.parquet', import.meta.url),
-);
 /** Rows of the flights file loaded (a suite keeps its time), written in row groups of a quarter of that. */
 const PARQUET_ROWS = 100_000;
 const PARQUET_GROUP_ROWS = 25_000;
@@ -29,21 +19,7 @@ const CSV_ROWS = 50_000;
 const BAD_LINES = [1_234, 20_002, 49_999];
 const BATCH_ROWS = 1000;
 
-const flightsTable = {
-  name: 'flights',
-  schema: {
-    fields: [
-      { name: 'id', type: 'int64' },
-      { name: 'date', type: 'timestamp[us]' },
-      { name: 'delay', type: 'int64' },
-      { name: 'distance', type: 'int64' },
-      { name: 'origin', type: 'utf8' },
-      { name: 'destination', type: 'utf8' },
-    ],
-  },
-  primaryKey: ['id'],
-  shards: 2,
-};
+const flightsTable = flightsParquetTable('flights', 2);
 
 const rowsTable = (name: string) => ({
   name,
@@ -57,23 +33,6 @@ const rowsTable = (name: string) => ({
   primaryKey: ['id'],
   shards: 2,
 });
-
-/** The first PARQUET_ROWS rows of the flights file under ids 0 …, as Arrow. */
-async function flightsWithIds(): Promise<Table> {
-  const file = await ParquetFile.fromFile(await openAsBlob(FLIGHTS_PARQUET));
-  const group = tableFromIPC((await file.read({ rowGroups: [0] })).intoIPCStream()).slice(0, PARQUET_ROWS);
-  file.free();
-  const ids = BigInt64Array.from({ length: group.numRows }, (_, i) => BigInt(i));
-  const column = (name: string) => group.getChild(name)!;
-  return new Table({
-    id: vectorFromArray(ids),
-    date: column('date'),
-    delay: column('delay'),
-    distance: column('distance'),
-    origin: column('origin'),
-    destination: column('destination'),
-  });
-}
 
 /** Line `n` of the file (the header is line 1) holds id n - 2; three of them a score that is not a number. */
 function csvWithBadRows(): string {
@@ -106,7 +65,7 @@ describe('sluice load: Parquet, JSON arrays, gzip, standard input, and bad rows 
   });
 
   it('loads a Parquet file of several row groups: the count and 1,000 random rows match the source', async () => {
-    const source = await flightsWithIds();
+    const source = await readFlightsParquet(PARQUET_ROWS);
     const path = join(dir.path, 'flights.parquet');
     const properties = new WriterPropertiesBuilder().setMaxRowGroupSize(PARQUET_GROUP_ROWS).build();
     await writeFile(path, writeParquet(WasmTable.fromIPCStream(tableToIPC(source, 'stream')), properties));
