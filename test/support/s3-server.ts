@@ -10,7 +10,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { type LoggedProcess, spawnLogged } from './logged-process.ts';
-import type { FaultScript, InjectedFault } from './s3/fault-script.ts';
+import type { FaultScript, InjectedFault, S3Op } from './s3/fault-script.ts';
+
+/** Requests served, by kind, for each directory: `bucket/` and the key up to its last `/`. */
+export type RequestsByDir = Record<string, Partial<Record<S3Op, number>>>;
 
 export interface S3TestServer {
   endpoint: string;
@@ -20,6 +23,10 @@ export interface S3TestServer {
   /** Replaces the fault script; its windows count from now. */
   setFaults(script: FaultScript): Promise<void>;
   stats(): Promise<{ requests: Record<string, number>; injected: InjectedFault[] }>;
+  /** Requests served so far in the directories under `under` (`bucket/prefix`), by kind. */
+  requestsUnder(under: string): Promise<RequestsByDir>;
+  /** Drops every object under `prefix` of `bucket` at once; how many there were. */
+  purge(bucket: string, prefix: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -67,6 +74,19 @@ export async function startS3Server(options: S3ServerOptions | string = {}): Pro
       return (await (await fetch(`${endpoint}/_s3test/stats`)).json()) as Awaited<
         ReturnType<S3TestServer['stats']>
       >;
+    },
+    async requestsUnder(under) {
+      const response = await fetch(`${endpoint}/_s3test/ops?under=${encodeURIComponent(under)}`);
+      return (await response.json()) as RequestsByDir;
+    },
+    async purge(bucket, prefix) {
+      const response = await fetch(`${endpoint}/_s3test/purge`, {
+        method: 'POST',
+        body: JSON.stringify({ bucket, prefix }),
+      });
+      if (response.status !== 200)
+        throw new Error(`the S3 test server refused the purge: ${response.status}`);
+      return ((await response.json()) as { purged: number }).purged;
     },
     async stop() {
       await child.stop('SIGKILL');

@@ -76,6 +76,18 @@ export class ObjectSpace {
     this.bucket(bucket).delete(key);
   }
 
+  /** Drops every object under `prefix` at once, as no S3 call does: a bench's cleanup between cases. */
+  purge(bucket: string, prefix: string): number {
+    const objects = this.bucket(bucket);
+    let purged = 0;
+    for (const key of objects.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      objects.delete(key);
+      purged += 1;
+    }
+    return purged;
+  }
+
   createUpload(bucket: string, key: string): string {
     this.bucket(bucket);
     const id = randomUUID();

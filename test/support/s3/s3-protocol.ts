@@ -25,6 +25,8 @@ export interface ProtocolOptions {
   faults: Faults;
   /** Express mode refuses StartAfter, as directory buckets do. */
   express: boolean;
+  /** Told of every request of a known bucket as it arrives, before the fault script meets it (a list names its prefix). */
+  onRequest?(op: S3Op, bucket: string, key: string): void;
 }
 
 export async function handle(
@@ -44,7 +46,9 @@ export async function handle(
   };
   if (!options.space.hasBucket(request.bucket)) return error(res, 404, 'NoSuchBucket', request.bucket);
   const op = opOf(request);
-  const decision = options.faults.decide(op, request.key || (request.query.get('prefix') ?? ''));
+  const key = request.key || (request.query.get('prefix') ?? '');
+  options.onRequest?.(op, request.bucket, key);
+  const decision = options.faults.decide(op, key);
   if (decision.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
   if (decision.fault === 'reset') return void req.socket.destroy();
   if (decision.fault && decision.fault !== 'lostAnswer') return failed(res, decision.fault);
