@@ -4,12 +4,11 @@
  * prefix and store with the same settings.
  */
 import { type Config, loadConfig } from '../../shared/config.ts';
-import type { StoreProfile } from './write-stores.ts';
+import { type BenchLocation, storeSettings } from './write-stores.ts';
 
 export interface WriteSluiceOptions {
-  /** The file store's directory; each process opens it with `openBenchStore(dir, profile)`. */
-  dir: string;
-  profile: StoreProfile;
+  /** The store's temp dir or S3 prefix; each process opens it with `openBenchStore(location)`. */
+  location: BenchLocation;
   redisUrl: string;
   redisPrefix: string;
   groupCommit: boolean;
@@ -20,7 +19,7 @@ export function writeSluiceConfig(options: WriteSluiceOptions): Config {
   return loadConfig(process.env, {
     redisUrl: options.redisUrl,
     redisPrefix: options.redisPrefix,
-    storeUrl: `file://${options.dir}`,
+    ...storeSettings(options.location),
     logLevel: options.logLevel,
     wal: { groupCommit: options.groupCommit },
   });

@@ -1,7 +1,11 @@
 /**
  * LanceDB 0.31 as the write bench's baselines, from the workspace package `@sluice/lance`
- * (LanceDB with the CommonJS Arrow it was built for), to a local directory. Its local file
- * system does not fsync, so none of these acks is durable.
+ * (LanceDB with the CommonJS Arrow it was built for), to a local directory or to a prefix
+ * on the bench's S3 endpoint (`LanceHome`). Its local file system does not fsync, so none
+ * of its acks on a local directory is durable; on S3 an ack waits for the endpoint's answer
+ * to its PUTs. Its MemWAL writer ignores the connection's storage options and reaches S3
+ * through the `AWS_*` environment (`lanceS3Environment`), which the bench sets once for its
+ * one endpoint.
  *
  * - `lancedb`: every writer calls `table.add` when it likes; LanceDB resolves the
  *   concurrent commits itself. `lancedb-serial`: one add at a time (a writer's latency
@@ -51,7 +55,9 @@ interface LanceConnection {
 }
 
 interface LancePackage {
-  lancedb: { connect(uri: string): Promise<LanceConnection> };
+  lancedb: {
+    connect(uri: string, options?: { storageOptions?: Record<string, string> }): Promise<LanceConnection>;
+  };
   arrow: { tableFromIPC(bytes: Uint8Array): { schema: unknown; numRows: number } };
 }
 
@@ -80,9 +86,58 @@ export class Lance {
     return this.lance.arrow.tableFromIPC(encodeIpcStream(batch)).schema;
   }
 
-  connect(dir: string): Promise<LanceConnection> {
-    return this.lance.lancedb.connect(dir);
+  connect(home: LanceHome): Promise<LanceConnection> {
+    return this.lance.lancedb.connect(home.uri, { storageOptions: home.storageOptions });
   }
+}
+
+/** Where a baseline's table lives: a directory, or `s3://bucket/prefix` with its storage options. */
+export interface LanceHome {
+  uri: string;
+  storageOptions: Record<string, string>;
+  /** Frees what the table wrote (truncated files, a purged prefix). */
+  release(): Promise<void>;
+}
+
+/** A fresh local directory. */
+export async function localLanceHome(): Promise<LanceHome> {
+  const dir = await benchDir('lancedb');
+  return { uri: dir, storageOptions: {}, release: () => emptyBenchDir(dir) };
+}
+
+export interface LanceS3 {
+  endpoint: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** Storage options for a LanceDB connection to an S3-compatible endpoint, path-style. */
+export function lanceStorageOptions(s3: LanceS3): Record<string, string> {
+  return {
+    endpoint: s3.endpoint,
+    allow_http: String(s3.endpoint.startsWith('http://')),
+    region: s3.region,
+    aws_access_key_id: s3.accessKeyId,
+    aws_secret_access_key: s3.secretAccessKey,
+    virtual_hosted_style_request: 'false',
+  };
+}
+
+/**
+ * What Lance's MemWAL shard writer needs in the process environment, since it ignores the
+ * storage options (/work/shared/REFERENCE.md, "Measured in round 3"): Rust object_store's
+ * `AmazonS3Builder::from_env` names (path-style requests are its default).
+ */
+export function lanceS3Environment(s3: LanceS3): Record<string, string> {
+  return {
+    AWS_ENDPOINT: s3.endpoint,
+    AWS_ALLOW_HTTP: String(s3.endpoint.startsWith('http://')),
+    AWS_REGION: s3.region,
+    AWS_DEFAULT_REGION: s3.region,
+    AWS_ACCESS_KEY_ID: s3.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  };
 }
 
 /** One write of the MemWAL baseline: its rows per shard, each with the `_shard` column. */
@@ -137,6 +192,11 @@ export interface LanceContender extends Contender {
   readonly system: LanceSystem;
   /** The figures of every slice, once all ran. */
   finish(): Promise<LanceRun>;
+  /**
+   * Writes out what the writers still hold in memory: the MemWAL's memtables, flushed as
+   * generations by closing its shard writers (its own L0); nothing for `table.add`.
+   */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -145,6 +205,7 @@ interface LanceRunOptions {
   arrivals: Arrivals;
   batchRows: number;
   schema: unknown;
+  home: LanceHome;
 }
 
 export async function openLanceAdd(
@@ -153,7 +214,7 @@ export async function openLanceAdd(
   adds: 'concurrent' | 'serial',
   options: LanceRunOptions & { warmup: unknown },
 ): Promise<LanceContender> {
-  const { table, close } = await openTable(lance, options.schema);
+  const { table, close } = await openTable(lance, options.schema, options.home);
   try {
     await table.add(options.warmup);
   } catch (err) {
@@ -168,7 +229,8 @@ export async function openLanceAdd(
     return mine;
   };
   const system = adds === 'concurrent' ? 'lancedb' : 'lancedb-serial';
-  return contender(system, data.length, options, add, () => table.countRows(), close);
+  const done = { flush: async () => undefined, close };
+  return contender(system, data.length, options, add, () => table.countRows(), done);
 }
 
 export async function openLanceMemwal(
@@ -177,11 +239,17 @@ export async function openLanceMemwal(
   shards: number,
   options: LanceRunOptions & { warmup: ShardedBatch },
 ): Promise<LanceContender> {
-  const { table, db, close } = await openTable(lance, options.schema);
+  const { table, db, close } = await openTable(lance, options.schema, options.home);
   const handles: LanceTable[] = [];
+  let flushed = false;
+  const flush = async () => {
+    if (flushed) return;
+    flushed = true;
+    await Promise.all(handles.map((h) => h.closeLsmWriters()));
+  };
   const closeAll = async () => {
     try {
-      await Promise.all(handles.map((h) => h.closeLsmWriters()));
+      await flush();
       for (const handle of handles) handle.close();
     } finally {
       await close();
@@ -200,7 +268,8 @@ export async function openLanceMemwal(
     throw err;
   }
   const write = (i: number) => Promise.all(data[i]!.map((part) => upsert(part.shard, part.data)));
-  return contender('lancedb-memwal', data.length, options, write, () => table.countRows(), closeAll);
+  const done = { flush, close: closeAll };
+  return contender('lancedb-memwal', data.length, options, write, () => table.countRows(), done);
 }
 
 function contender(
@@ -209,7 +278,7 @@ function contender(
   options: LanceRunOptions,
   write: (batch: number) => Promise<unknown>,
   countRows: () => Promise<number>,
-  close: () => Promise<void>,
+  done: { flush(): Promise<void>; close(): Promise<void> },
 ): LanceContender {
   const driver = new Driver({ writers: options.writers, batches, arrivals: options.arrivals });
   let rows = 0;
@@ -220,19 +289,29 @@ function contender(
         rows += options.batchRows;
       }),
     finish: async () => ({ system, driven: driver.result(), rows, countedRows: await countRows() }),
-    close,
+    flush: done.flush,
+    close: done.close,
   };
 }
 
 async function openTable(
   lance: Lance,
   schema: unknown,
+  home: LanceHome,
 ): Promise<{ table: LanceTable; db: LanceConnection; close(): Promise<void> }> {
-  const dir = await benchDir('lancedb');
-  const db = await lance.connect(dir);
+  let db: LanceConnection;
+  try {
+    db = await lance.connect(home);
+  } catch (err) {
+    await home.release();
+    throw err;
+  }
   const closeDb = async () => {
-    db.close();
-    await emptyBenchDir(dir);
+    try {
+      db.close();
+    } finally {
+      await home.release();
+    }
   };
   let table: LanceTable;
   try {

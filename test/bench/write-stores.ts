@@ -1,47 +1,127 @@
 /**
- * The stores the write bench runs against, and the floor on each: a temp-dir file store
- * (fsync of file and directory) seen through the fault-injecting store, which counts every
- * request and, for the object-store profiles, adds latency drawn per request from a
- * log-normal distribution: S3 Standard-like (median 20 ms, a heavy tail: p99 ≈ 80 ms) and
- * S3 Express One Zone-like (median 5 ms, p99 ≈ 10 ms).
+ * The stores the write bench runs against, and the floor on each. `local`: a temp-dir file
+ * store (fsync of file and directory). `s3std`, `s3express`: the project's S3-protocol test
+ * server (test/support/s3-server.ts), one process of its own for the whole run, in memory on
+ * loopback, which delays every request it serves by a log-normal draw: S3 Standard-like
+ * (median 20 ms, sigma 0.6: p99 ≈ 80 ms) or S3 Express One Zone-like (median 4 ms, sigma
+ * 0.3: p99 ≈ 8 ms). Its bucket lists in key order whatever the profile: `s3express` stands
+ * for Express's latency and prices, not for a directory bucket's listing. Every system of a
+ * case gets a place of its own (`benchPlace`): a temp dir, or a key prefix on the server
+ * that is purged when the system closes. Sluice and the floor reach it through Sluice's own
+ * store (`openStore`, as production builds it) behind the fault-injecting store, which only
+ * counts their requests here; the server counts every request by directory and kind
+ * (`serverRequests`), Lance's included.
  *
  * The floor is a bare put-if-absent of the same bytes to the same store, one per write, at
- * the same concurrency: `floor` through the durable put, `floor-nosync` written and linked
- * the same way without any fsync, so a reader sees how much of a gap is the fsync itself.
+ * the same concurrency: `floor` through the durable put; on the local store also
+ * `floor-nosync`, written and linked the same way without any fsync, so a reader sees how
+ * much of a gap is the fsync itself.
  */
+
+import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, futimesSync, linkSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadConfig } from '../../shared/config.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
-import { FsStore } from '../../shared/store/fs-store.ts';
+import { openStore } from '../../shared/store/open-store.ts';
 import { SpareTempFiles } from '../../shared/store/spare-temp-files.ts';
+import type { S3Op } from '../support/s3/fault-script.ts';
+import type { S3TestServer } from '../support/s3-server.ts';
+import { benchDir, emptyBenchDir } from './bench-dirs.ts';
+import { round } from './write-drive.ts';
 
-export const STORE_PROFILES = ['local', 's3std', 's3x'] as const;
+export const STORE_PROFILES = ['local', 's3std', 's3express'] as const;
 export type StoreProfile = (typeof STORE_PROFILES)[number];
+export type S3Profile = Exclude<StoreProfile, 'local'>;
 
-const LATENCY: Record<Exclude<StoreProfile, 'local'>, { medianMs: number; sigma: number }> = {
+export const S3_LATENCY: Record<S3Profile, { medianMs: number; sigma: number }> = {
   s3std: { medianMs: 20, sigma: 0.6 },
-  s3x: { medianMs: 5, sigma: 0.3 },
+  s3express: { medianMs: 4, sigma: 0.3 },
 };
 
-/** A draw from a log-normal distribution with the given median (Box–Muller). */
-function logNormal(medianMs: number, sigma: number): () => number {
-  return () => {
-    const u = 1 - Math.random();
-    const v = Math.random();
-    const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-    return medianMs * Math.exp(sigma * z);
+/**
+ * Request prices in dollars per 1,000, us-east-1: S3 Standard $0.005 per PUT, COPY, POST or
+ * LIST and $0.0004 per GET (and HEAD); S3 Express One Zone $0.00113 and $0.00003 (the S3
+ * FAQ's Express pricing example; both in /work/shared/REFERENCE.md, "Object storage").
+ * DELETE is free on both; Express's per-GB upload and retrieval charges are left out.
+ */
+export const S3_PRICES = {
+  s3Standard: { put: 0.005, get: 0.0004 },
+  s3Express: { put: 0.00113, get: 0.00003 },
+} as const;
+
+/** The bench's S3 test server and the bucket every S3 case writes into. */
+export interface BenchS3 {
+  server: S3TestServer;
+  bucket: string;
+}
+
+/** What a process needs to reach the bench's S3 endpoint (sent to the workers' process as JSON). */
+export interface S3Endpoint {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+export function s3EndpointOf(s3: BenchS3): S3Endpoint {
+  const { server } = s3;
+  return {
+    endpoint: server.endpoint,
+    bucket: s3.bucket,
+    region: server.region,
+    accessKeyId: server.credentials.accessKeyId,
+    secretAccessKey: server.credentials.secretAccessKey,
   };
 }
 
-/** The file store in `dir`, behind a fault-injecting store that counts and delays requests. */
-export function openBenchStore(dir: string, profile: StoreProfile): FaultyStore {
-  const store = new FaultyStore(new FsStore(dir));
-  if (profile !== 'local') {
-    const { medianMs, sigma } = LATENCY[profile];
-    store.inject({ latencyMs: logNormal(medianMs, sigma), permanent: true });
+/** Where one system of a case keeps its objects: a temp dir, or a key prefix (ending in `/`) on the S3 endpoint. */
+export type BenchLocation = { kind: 'file'; dir: string } | { kind: 's3'; s3: S3Endpoint; prefix: string };
+
+export interface BenchPlace {
+  location: BenchLocation;
+  /** Frees what the system wrote there (truncated files, a purged prefix); never throws. */
+  release(): Promise<void>;
+}
+
+/** A new place named after `name`: on the S3 endpoint when `s3` is given, else a temp dir. */
+export async function benchPlace(name: string, s3: BenchS3 | null): Promise<BenchPlace> {
+  if (!s3) {
+    const dir = await benchDir(name);
+    return { location: { kind: 'file', dir }, release: () => emptyBenchDir(dir) };
   }
-  return store;
+  const prefix = `${name}-${randomBytes(4).toString('hex')}/`;
+  return {
+    location: { kind: 's3', s3: s3EndpointOf(s3), prefix },
+    release: async () => {
+      await s3.server.purge(s3.bucket, prefix).catch(() => undefined);
+    },
+  };
+}
+
+export type ConfigOverrides = NonNullable<Parameters<typeof loadConfig>[1]>;
+
+/** The store settings of a place, as Sluice's configuration takes them. */
+export function storeSettings(location: BenchLocation): ConfigOverrides {
+  if (location.kind === 'file') return { storeUrl: `file://${location.dir}` };
+  const { s3 } = location;
+  return {
+    storeUrl: `s3://${s3.bucket}/${location.prefix}`,
+    s3: {
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+    },
+  };
+}
+
+/** The place's store as production opens it, behind a fault-injecting store that counts its requests. */
+export function openBenchStore(location: BenchLocation): FaultyStore {
+  return new FaultyStore(openStore(loadConfig({}, storeSettings(location))));
 }
 
 export interface RequestCounts {
@@ -68,6 +148,58 @@ export function addRequests(a: RequestCounts, b: RequestCounts): RequestCounts {
   return { put: a.put + b.put, get: a.get + b.get, list: a.list + b.list };
 }
 
+export const NO_REQUESTS: RequestCounts = { put: 0, get: 0, list: 0 };
+
+/** The request kinds of the S3 test server, counted as `requestCounts` counts the store's. */
+const KIND_OF: Record<S3Op, keyof RequestCounts> = {
+  get: 'get',
+  head: 'get',
+  put: 'put',
+  putIfAbsent: 'put',
+  putIfMatch: 'put',
+  delete: 'put',
+  deleteMany: 'put',
+  copy: 'put',
+  multipart: 'put',
+  list: 'list',
+};
+
+/**
+ * The requests the S3 endpoint served so far under a place's prefix, in the directories
+ * (`bucket/dir/`) that `dirs` accepts (all when omitted): requests of every client, Lance's
+ * included, which no in-process count sees.
+ */
+export async function serverRequests(
+  s3: BenchS3,
+  location: BenchLocation,
+  dirs: RegExp | null = null,
+): Promise<RequestCounts> {
+  if (location.kind !== 's3') return NO_REQUESTS;
+  const byDir = await s3.server.requestsUnder(`${location.s3.bucket}/${location.prefix}`);
+  const counts = { ...NO_REQUESTS };
+  for (const [dir, kinds] of Object.entries(byDir)) {
+    if (dirs && !dirs.test(dir)) continue;
+    for (const [op, n] of Object.entries(kinds)) counts[KIND_OF[op as S3Op]] += n ?? 0;
+  }
+  return counts;
+}
+
+/**
+ * Dollars per million writes for `requests` made by `writes` writes, at S3 Standard's and
+ * S3 Express One Zone's request prices (LIST at the PUT price; deletes, counted with the
+ * PUTs, are none of these systems' while they write, seal, flush and merge).
+ */
+export function dollarsPerMillionWrites(
+  requests: RequestCounts,
+  writes: number,
+): { s3Standard: number; s3Express: number } | null {
+  if (writes === 0) return null;
+  // Per 1,000 requests, so a million writes cost 1,000 × the price per write.
+  const cost = (price: { put: number; get: number }) =>
+    round((((requests.put + requests.list) * price.put + requests.get * price.get) * 1000) / writes, 2);
+  return { s3Standard: cost(S3_PRICES.s3Standard), s3Express: cost(S3_PRICES.s3Express) };
+}
+
 /** One put per call, with or without fsync, to fresh keys. */
 export interface FloorPut {
   put(body: Uint8Array): Promise<void>;
@@ -86,13 +218,11 @@ export function durableFloor(store: FaultyStore): FloorPut {
 
 /**
  * The file store's put-if-absent minus its fsyncs, with the same calls made in place: a
- * spare temp file opened, written, stamped and closed, linked to its key and unlinked; the
- * object-store profile's latency is drawn the same way before each put. Every body is
- * written in place, as the store writes those up to 1 MiB: a WAL entry of this bench is
- * at most a few hundred KB.
+ * spare temp file opened, written, stamped and closed, linked to its key and unlinked.
+ * Every body is written in place, as the store writes those up to 1 MiB: a WAL entry of
+ * this bench is at most a few hundred KB.
  */
-export async function noSyncFloor(dir: string, profile: StoreProfile): Promise<FloorPut> {
-  const latency = profile === 'local' ? null : logNormal(LATENCY[profile].medianMs, LATENCY[profile].sigma);
+export async function noSyncFloor(dir: string): Promise<FloorPut> {
   const keys = join(dir, 'floor', 'wal');
   const temp = join(dir, 'tmp');
   await mkdir(keys, { recursive: true });
@@ -101,7 +231,6 @@ export async function noSyncFloor(dir: string, profile: StoreProfile): Promise<F
   let n = 0;
   return {
     async put(body) {
-      if (latency) await new Promise((resolve) => setTimeout(resolve, latency()));
       const { path: tempPath, fd } = spares.take();
       try {
         writeSync(fd, body);

@@ -3,8 +3,8 @@
  * is deployed: writers (the HTTP functions) in one process, workers in another, so a flush
  * does not take the writers' CPU or block their event loop. Spawned by
  * write-worker-process.ts with the case's WriteSluiceOptions (JSON) as its one argument;
- * it opens the same Redis prefix and store directory as the writers, its store through
- * `openBenchStore` so the latency profile applies to its requests too, and speaks over
+ * it opens the same Redis prefix and store (directory, or prefix on the S3 endpoint) as the
+ * writers, its store through `openBenchStore`, which counts its requests, and speaks over
  * IPC (WorkersRequest, WorkersReply). It exits when the writing process goes away.
  */
 import { pino } from 'pino';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '') as WriteSluiceOptions;
   const config = writeSluiceConfig(options);
   const log = pino({ level: config.logLevel, name: 'bench-workers' }, pino.destination(2));
-  const store = openBenchStore(options.dir, options.profile);
+  const store = openBenchStore(options.location);
   const runtime = openRuntime(config, log, store);
   const workers = startWorkers(runtime.sluice, ['seal', 'flush']);
 

@@ -1,20 +1,25 @@
 /**
- * The write path at the physical limit (issue 12): acked rows/s and ack latency p50/p99 for
- * JSON and Arrow input, batches of 10 and 1,000 rows, 1/16/64 concurrent writers, on a
- * local file store and on the same store with S3 Standard-like and S3 Express-like latency
- * (write-stores.ts). Every line says whether its acks survive power loss (`durable`).
+ * The write path at the physical limit (issues 12 and 33): acked rows/s and ack latency
+ * p50/p99 for JSON and Arrow input, batches of 10 and 1,000 rows, 1/16/64 concurrent
+ * writers, on a local file store, and for Arrow input on an S3-protocol endpoint with S3
+ * Standard-like (`-s3std-`) and S3 Express-like (`-s3express-`) latency: the project's S3
+ * test server in a process of its own, which delays every request it serves
+ * (write-stores.ts). Every line says whether its acks survive power loss (`durable`): on the
+ * local store only Sluice's and the floor's do (LanceDB does not fsync); on S3 every
+ * system's ack waits for the endpoint's answer to its PUTs.
  *
  * Systems, one line per case and system, all measured in the same run and side by side in
  * time: the systems of a case take turns in slices of its time (write-slices.ts), so a slow
  * phase of the machine weighs on all of them alike. BENCH_WRITE_SLICES sets the number of
  * turns (default one per two seconds of the case); a Sluice slice ends once every entry it
  * acked is in L0, so its flushes do not run in the next system's slice.
- * - `sluice` (`-gc` and `-nogc` cases: group commit on and off): a whole Sluice per case —
- *   the file store in a temp dir behind the counting, fault-injecting store, a Redis prefix
- *   of its own — with the writers in this process and the seal and flush workers, as
- *   deployed, in a process of their own (write-workers.ts) on the same store directory,
- *   Redis prefix and configuration, through a store of the same latency profile; a flush
- *   then takes none of the writers' CPU and never blocks their event loop.
+ * - `sluice` (`-gc` and `-nogc` cases: group commit on and off; S3 cases `-gc` only): a whole
+ *   Sluice per case — its store (the file store in a temp dir, or Sluice's S3 store on a
+ *   prefix of the endpoint, as `openStore` builds them) behind the counting, fault-injecting
+ *   store, a Redis prefix of its own — with the writers in this process and the seal and
+ *   flush workers, as deployed, in a process of their own (write-workers.ts) on the same
+ *   store, Redis prefix and configuration; a flush then takes none of the writers' CPU and
+ *   never blocks their event loop.
  *   BENCH_WRITE_WORKERS=inline (default `process`) runs them beside the writers in this
  *   process instead, which shows what sharing a process with the flushes costs the writers;
  *   BENCH_WRITE_WORKERS=paused stops their process while a Sluice slice writes and continues
@@ -23,14 +28,19 @@
  *   would count the pause); every Sluice line says which (`workers`). Every case gets a
  *   fresh table: the local cases run on one of the default shard count (no suffix) and on
  *   one of 4 shards (`-4shards`), or of one shard (`-1shard`) if 4 is the default, the
- *   MemWAL baseline with the same count; the object-store cases on the default count only.
+ *   MemWAL baseline with the same count; the S3 cases always name theirs: 16 and 64 writers
+ *   on 1 and 4 shards, on 16 as well for 10-row batches (Sluice and the floor only), and a
+ *   lone writer of 10 rows (a Lambda function handles one request at a time) on 1 and 4.
  *   A JSON write is timed from its parsed rows (`jsonRowsToRecordBatch` + append: the HTTP
  *   path minus HTTP), an Arrow write from a RecordBatch.
- * - `floor`, `floor-nosync`: a bare put of the same bytes (the batch's WAL entry) to the same
- *   store, one per write, at the same concurrency; with and without fsync.
- * - `lancedb`, `lancedb-serial`, `lancedb-memwal` (write-lance.ts), on the local cases only:
- *   LanceDB writes through its own file system code, where no latency can be injected. Each
- *   gets the case's input: JSON rows, which LanceDB converts itself, or Arrow.
+ * - `floor`, `floor-nosync`: a bare put-if-absent of the same bytes (the batch's WAL entry,
+ *   one entry for the whole batch) to the same store, one per write, at the same
+ *   concurrency; with and without fsync (on S3 `floor` only, through Sluice's S3 store).
+ * - `lancedb`, `lancedb-serial` (local only), `lancedb-memwal` (write-lance.ts): LanceDB
+ *   writes through its own object store code, to a temp dir or to a prefix of the S3
+ *   endpoint; no latency can be injected into its local file system. Each gets the case's
+ *   input: JSON rows, which LanceDB converts itself, or Arrow. Its MemWAL writer takes the
+ *   endpoint from the `AWS_*` environment, which the bench sets for its one S3 server.
  * Each Sluice line names its baselines' case (`baselineCase`) and carries its rows/s ratio to
  * each baseline and its latency ratios to the floor.
  *
@@ -38,26 +48,36 @@
  * on the ack path) from the writer's metric; WAL entries per write; store requests (PUT, GET,
  * LIST) per 1,000 acked rows for write + seal + flush, counted until every acked entry is in
  * L0 (the writers' requests and those of the workers' process over the same window), and for
- * the merge that follows, which runs in this process (`mergeRequestsPer1000Rows`, local gc
- * cases; Lance's own writes to the base table do not pass through Sluice's store and are not
- * in it); the peak RSS of this process during the case (it also holds the case's prebuilt
- * batches, reported as `rssBeforeMb`) and of the workers' process until every acked entry is
- * in L0 (`workerPeakRssMb`, null inline); ack → L0 commit lag (commit-lag.ts) and the rows/s
- * that reached L0 (`l0RowsPerSec`: acked rows over the time from the case's start until all
- * of them were in L0). `freshness-…` cases run the same writers on the 16-writer local case
- * of the default shard count, paced at half of the peak the case's `-gc` line measured just
+ * the merge that follows, which runs in this process (`mergeRequestsPer1000Rows`, gc cases
+ * but freshness; on the local store Lance's own writes to the base table do not pass through
+ * Sluice's store and are not in it, on S3 the server's counts of them are added); the peak
+ * RSS of this process during the case (it also holds the case's prebuilt batches, reported
+ * as `rssBeforeMb`) and of the workers' process until every acked entry is in L0
+ * (`workerPeakRssMb`, null inline); ack → L0 commit lag (commit-lag.ts) and the rows/s that
+ * reached L0 (`l0RowsPerSec`: acked rows over the time from the case's start until all of
+ * them were in L0). `freshness-…` cases run the same writers on the 16-writer local case of
+ * the default shard count, paced at half of the peak the case's `-gc` line measured just
  * before: its acked rows/s, or its `l0RowsPerSec` where the flush fell behind the acks.
+ *
+ * Every S3 line also carries `putsPerWrite`: WAL PUTs per acked write request, as the
+ * server counted them in the system's WAL directories (`lancedb`, which has no WAL: every
+ * PUT of its adds); `putsPer1000Rows` with `putsPer1000RowsCovers` saying which stages it
+ * counts — Sluice write + seal + flush + merge (`putsPer1000RowsByStage` splits them), the
+ * MemWAL write + the flush of its memtables when its writers close (its merge into the base
+ * is not run), `lancedb` and the floor the write; `requestsPer1000Rows` for the same; and
+ * `dollarsPerMillionWrites` for those requests at S3 Standard and S3 Express One Zone
+ * request prices (`S3_PRICES`).
  *
  * Every line says what the machine's CPUs did while its writers wrote (`machineCpu`,
  * machine-cpu.ts).
  *
  * Filter: `npm run bench -- write <regex>…` or BENCH_WRITE_CASES=<regex>,<regex>; a group
- * runs when its name or one of its Sluice cases matches any. BENCH_WRITE_SECONDS (2: the
- * quick mode for development; 10 for figures to report) bounds each case in time;
- * BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the systems;
- * BENCH_WRITE_WORKERS (process | inline | paused) places the workers; BENCH_WRITE_ARRIVALS
- * (burst | turns, write-drive.ts) says how writers acked at once come back. Every line says
- * which.
+ * runs when its name or one of its Sluice cases matches any (`s3` picks every S3 case).
+ * BENCH_WRITE_SECONDS (2: the quick mode for development; 10 for figures to report) bounds
+ * each case in time; BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the
+ * systems; BENCH_WRITE_WORKERS (process | inline | paused) places the workers;
+ * BENCH_WRITE_ARRIVALS (burst | turns, write-drive.ts) says how writers acked at once come
+ * back. Every line says which.
  * BENCH_WRITE_WORKERS_CPU_PROF=<dir> profiles the workers' process of every case
  * (write-worker-process.ts); run the bench as `node --cpu-prof --import tsx
  * test/bench/run.ts write …` to profile the writers too.
@@ -77,13 +97,14 @@ import { walRedisRoundTrips } from '../../shared/metrics.ts';
 import { createRedis } from '../../shared/redis/connection.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 import type { FaultyStore } from '../../shared/store/faulty-store.ts';
-import { FsStore } from '../../shared/store/fs-store.ts';
+import type { ObjectStore } from '../../shared/store/object-store.ts';
+import { openStore } from '../../shared/store/open-store.ts';
 import { DEFAULT_SHARDS, type TableDef } from '../../shared/table/table-def.ts';
 import type { AppendResult } from '../../shared/wal/append.ts';
 import { encodeWalEntry, OP_UPSERT } from '../../shared/wal/wal-entry.ts';
 import { deleteKeys } from '../support/redis.ts';
+import { startS3Server } from '../support/s3-server.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { benchDir, emptyBenchDir } from './bench-dirs.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
@@ -91,7 +112,11 @@ import { arrivalsOf, type Drive, Driver, peakRss, round } from './write-drive.ts
 import {
   Lance,
   type LanceContender,
+  type LanceHome,
   type LanceSystem,
+  lanceS3Environment,
+  lanceStorageOptions,
+  localLanceHome,
   memwalSchema,
   openLanceAdd,
   openLanceMemwal,
@@ -102,16 +127,25 @@ import {
 import { type Contender, slicesOf, takeTurns } from './write-slices.ts';
 import {
   addRequests,
+  type BenchPlace,
+  type BenchS3,
+  benchPlace,
+  dollarsPerMillionWrites,
   durableFloor,
   type FloorPut,
+  NO_REQUESTS,
   noSyncFloor,
   openBenchStore,
   type RequestCounts,
   requestCounts,
   requestsBetween,
   requestsSince,
+  S3_LATENCY,
+  type S3Profile,
   STORE_PROFILES,
   type StoreProfile,
+  s3EndpointOf,
+  serverRequests,
 } from './write-stores.ts';
 import {
   type BenchWorkers,
@@ -223,42 +257,46 @@ interface SluiceUnderTest {
   workers: BenchWorkers;
   /** Reads manifests past the counting store, for the lag poller. */
   observer: ShardManifestStore;
+  place: BenchPlace;
   close(): Promise<void>;
 }
 
 async function openSluice(
   redisUrl: string,
   groupCommit: boolean,
-  profile: StoreProfile,
+  s3: BenchS3 | null,
   log: Logger,
 ): Promise<SluiceUnderTest> {
-  const dir = await benchDir('sluice');
+  const place = await benchPlace('sluice', s3);
   const redisPrefix = `sluice-bench-${randomBytes(6).toString('hex')}`;
   const options: WriteSluiceOptions = {
-    dir,
-    profile,
+    location: place.location,
     redisUrl,
     redisPrefix,
     groupCommit,
     logLevel: log.level as WriteSluiceOptions['logLevel'],
   };
   const config = writeSluiceConfig(options);
-  const store = openBenchStore(dir, profile);
+  const store = openBenchStore(place.location);
   const runtime = openRuntime(config, log, store);
   let workers: BenchWorkers;
   try {
     workers = WORKERS === 'inline' ? inlineWorkers(runtime.sluice) : await spawnWorkers(options, WORKERS);
   } catch (err) {
     await runtime.close();
-    await emptyBenchDir(dir);
+    await place.release();
     throw err;
   }
-  const observer = new ShardManifestStore(new FsStore(dir), hintsFor(config.scheduler.gcGraceSeconds * 1000));
+  // A store of its own, uncounted: on S3 its reads still reach the endpoint, which is why
+  // Sluice's pipeline is counted in process (`requestCounts`), not by the server.
+  const observerStore: ObjectStore = openStore(config);
+  const observer = new ShardManifestStore(observerStore, hintsFor(config.scheduler.gcGraceSeconds * 1000));
   return {
     runtime,
     store,
     workers,
     observer,
+    place,
     async close() {
       try {
         await workers.close();
@@ -270,7 +308,8 @@ async function openSluice(
           admin.disconnect();
         }
       } finally {
-        await emptyBenchDir(dir);
+        await observerStore.close();
+        await place.release();
       }
     },
   };
@@ -321,6 +360,38 @@ function per1000(counts: RequestCounts, rows: number): RequestCounts | null {
   return { put: scale(counts.put), get: scale(counts.get), list: scale(counts.list) };
 }
 
+/** Directories of WAL entries: Sluice's `shards/{s}/wal/`, the floor's `floor/wal/`, the MemWAL's `_mem_wal/{shard}/wal/`. */
+const WAL_DIRS = /\/wal\/$/;
+/** Where Lance keeps Sluice's base table (its dataset and the connection's own `__manifest`). */
+const BASE_DIRS = /\/(base\.lance|__manifest)\//;
+
+/** What every S3 line says about requests and their price. */
+interface RequestFigures {
+  /** WAL PUTs per acked write request (`lancedb`, which has no WAL: every PUT of the write). */
+  putsPerWrite: number | null;
+  /** PUTs of the whole pipeline measured (`putsPer1000RowsCovers`) per 1,000 acked rows. */
+  putsPer1000Rows: number | null;
+  putsPer1000RowsCovers: string;
+  requestsPer1000Rows: RequestCounts | null;
+  dollarsPerMillionWrites: { s3Standard: number; s3Express: number } | null;
+}
+
+function requestFigures(
+  driven: Drive,
+  rows: number,
+  walPuts: number,
+  requests: RequestCounts,
+  covers: string,
+): RequestFigures {
+  return {
+    putsPerWrite: driven.writes === 0 ? null : round(walPuts / driven.writes, 3),
+    putsPer1000Rows: rows === 0 ? null : round((requests.put * 1000) / rows, 3),
+    putsPer1000RowsCovers: covers,
+    requestsPer1000Rows: per1000(requests, rows),
+    dollarsPerMillionWrites: dollarsPerMillionWrites(requests, driven.writes),
+  };
+}
+
 interface SluiceCase {
   name: string;
   group: Group;
@@ -348,9 +419,10 @@ async function runSluice(
   c: SluiceCase,
   batches: Batches,
   redisUrl: string,
+  s3: BenchS3 | null,
   log: Logger,
 ): Promise<BenchResult> {
-  const sluice = await openSluiceCase(c, batches, redisUrl, log);
+  const sluice = await openSluiceCase(c, batches, redisUrl, s3, log);
   try {
     await sluice.slice(c.seconds ?? SECONDS);
     return await sluice.finish();
@@ -393,15 +465,19 @@ async function openSluiceCase(
   c: SluiceCase,
   batches: Batches,
   redisUrl: string,
+  s3: BenchS3 | null,
   log: Logger,
 ): Promise<OpenContender> {
   const { group } = c;
-  const sut = await openSluice(redisUrl, c.groupCommit, group.profile, log);
+  const sut = await openSluice(redisUrl, c.groupCommit, s3, log);
+  const location = sut.place.location;
   let table: TableDef;
   let workersBefore: WorkersSample;
+  let walPutsBefore: RequestCounts;
   try {
     table = await warmTable(sut, group.shards);
     workersBefore = await sut.workers.sample();
+    walPutsBefore = s3 ? await serverRequests(s3, location, WAL_DIRS) : NO_REQUESTS;
   } catch (err) {
     await sut.close();
     throw err;
@@ -464,11 +540,22 @@ async function openSluiceCase(
         requestsBetween(workersBefore.requests, workersAfter.requests),
       );
       const { rows } = tally;
+      // The server sees no request of the lag poller's here: it only reads shard manifests.
+      const walPuts = s3
+        ? requestsBetween(walPutsBefore, await serverRequests(s3, location, WAL_DIRS)).put
+        : 0;
       let merge: { mergeRequestsPer1000Rows: RequestCounts | null; mergedAll: boolean } | null = null;
-      if (group.profile === 'local' && c.groupCommit && !c.writesPerSecond) {
+      let mergeRequests: RequestCounts | null = null;
+      if (c.groupCommit && !c.writesPerSecond) {
         const beforeMerge = requestCounts(sut.store);
+        const baseBefore = s3 ? await serverRequests(s3, location, BASE_DIRS) : NO_REQUESTS;
         const mergedAll = await mergeAll(sluice, table.name);
-        merge = { mergeRequestsPer1000Rows: per1000(requestsSince(sut.store, beforeMerge), rows), mergedAll };
+        // Lance's own requests for the base reach only the server (none counted on the local store).
+        const base = s3
+          ? requestsBetween(baseBefore, await serverRequests(s3, location, BASE_DIRS))
+          : NO_REQUESTS;
+        mergeRequests = addRequests(requestsSince(sut.store, beforeMerge), base);
+        merge = { mergeRequestsPer1000Rows: per1000(mergeRequests, rows), mergedAll };
       }
       const readableRows = (await countRows(sluice, table.name)) - SLUICE_WARMUP_ROWS;
       const driven = driver.result();
@@ -488,6 +575,25 @@ async function openSluiceCase(
         storeRequestsPer1000Rows: per1000(pipelineRequests, rows),
         storePutsPerWrite: perWrite(pipelineRequests.put),
         ...(merge ?? {}),
+        ...(s3
+          ? {
+              ...requestFigures(
+                driven,
+                rows,
+                walPuts,
+                mergeRequests ? addRequests(pipelineRequests, mergeRequests) : pipelineRequests,
+                mergeRequests ? 'write+seal+flush+merge' : 'write+seal+flush',
+              ),
+              putsPer1000RowsByStage:
+                rows === 0
+                  ? null
+                  : {
+                      wal: round((walPuts * 1000) / rows, 3),
+                      sealFlush: round(((pipelineRequests.put - walPuts) * 1000) / rows, 3),
+                      merge: mergeRequests ? round((mergeRequests.put * 1000) / rows, 3) : null,
+                    },
+            }
+          : {}),
         ...lagFigures,
         l0RowsPerSec: tally.l0Seconds ? Math.round(rows / tally.l0Seconds) : null,
         sealDelayMs: table.settings.sealDelayMs,
@@ -540,15 +646,24 @@ function lineHead(caseName: string, system: string, durable: boolean, group: Gro
   };
 }
 
-async function openFloor(group: Group, batches: Batches, durable: boolean): Promise<OpenContender> {
-  const dir = await benchDir('floor');
+async function openFloor(
+  group: Group,
+  batches: Batches,
+  durable: boolean,
+  s3: BenchS3 | null,
+): Promise<OpenContender> {
+  const place = await benchPlace('floor', s3);
+  const { location } = place;
   let floor: FloorPut;
+  let before: RequestCounts;
   try {
-    floor = durable
-      ? durableFloor(openBenchStore(dir, group.profile))
-      : await noSyncFloor(dir, group.profile);
+    floor =
+      durable || location.kind === 's3'
+        ? durableFloor(openBenchStore(location))
+        : await noSyncFloor(location.dir);
+    before = s3 ? await serverRequests(s3, location) : NO_REQUESTS;
   } catch (err) {
-    await emptyBenchDir(dir);
+    await place.release();
     throw err;
   }
   const system = durable ? 'floor' : 'floor-nosync';
@@ -564,19 +679,41 @@ async function openFloor(group: Group, batches: Batches, durable: boolean): Prom
           rows += group.batchRows;
         },
       ),
-    finish: async () => ({
-      ...lineHead(group.name, system, durable, group),
-      ...figures(driver.result(), rows),
-      loadAvg1m: round(loadavg()[0]!, 1),
-    }),
+    async finish() {
+      const driven = driver.result();
+      let requests: RequestFigures | null = null;
+      if (s3) {
+        const made = requestsBetween(before, await serverRequests(s3, location));
+        requests = requestFigures(driven, rows, made.put, made, 'write');
+      }
+      return {
+        ...lineHead(group.name, system, durable, group),
+        ...figures(driven, rows),
+        ...(requests ?? {}),
+        loadAvg1m: round(loadavg()[0]!, 1),
+      };
+    },
     async close() {
       try {
         await floor.close();
       } finally {
-        await emptyBenchDir(dir);
+        await place.release();
       }
     },
   };
+}
+
+/** A baseline's table: a temp dir, or a prefix of its own on the S3 endpoint. */
+async function lanceHome(s3: BenchS3 | null): Promise<{ home: LanceHome; place: BenchPlace | null }> {
+  if (!s3) return { home: await localLanceHome(), place: null };
+  const place = await benchPlace('lancedb', s3);
+  const prefix = place.location.kind === 's3' ? place.location.prefix : '';
+  const home = {
+    uri: `s3://${s3.bucket}/${prefix.replace(/\/$/, '')}`,
+    storageOptions: lanceStorageOptions(s3EndpointOf(s3)),
+    release: place.release,
+  };
+  return { home, place };
 }
 
 async function openLance(
@@ -586,8 +723,10 @@ async function openLance(
   lance: Lance,
   schema: unknown,
   system: LanceSystem,
+  s3: BenchS3 | null,
 ): Promise<OpenContender> {
-  const options = { writers: group.writers, arrivals: ARRIVALS, batchRows: group.batchRows };
+  const { home, place } = await lanceHome(s3);
+  const options = { writers: group.writers, arrivals: ARRIVALS, batchRows: group.batchRows, home };
   let opened: LanceContender;
   if (system === 'lancedb-memwal') {
     const withShard = lance.schemaOf(
@@ -614,16 +753,39 @@ async function openLance(
       warmup: makeRows(-WARMUP_ROWS, WARMUP_ROWS),
     });
   }
+  let before: RequestCounts;
+  let walBefore: RequestCounts;
+  try {
+    before = s3 && place ? await serverRequests(s3, place.location) : NO_REQUESTS;
+    walBefore = s3 && place ? await serverRequests(s3, place.location, WAL_DIRS) : NO_REQUESTS;
+  } catch (err) {
+    await opened.close();
+    throw err;
+  }
   return {
     system,
     slice: (seconds) => opened.slice(seconds),
     async finish() {
       const run = await opened.finish();
+      let requests: RequestFigures | null = null;
+      if (s3 && place) {
+        // The MemWAL's memtables become generations (its L0) when its writers close.
+        await opened.flush();
+        const made = requestsBetween(before, await serverRequests(s3, place.location));
+        const wal =
+          system === 'lancedb-memwal'
+            ? requestsBetween(walBefore, await serverRequests(s3, place.location, WAL_DIRS)).put
+            : made.put;
+        const covers =
+          system === 'lancedb-memwal' ? 'write+flush (memtables to generations; no merge)' : 'write';
+        requests = requestFigures(run.driven, run.rows, wal, made, covers);
+      }
       return {
-        ...lineHead(group.name, system, false, group),
+        ...lineHead(group.name, system, s3 !== null, group),
         version: lance.version,
         ...(system === 'lancedb-memwal' ? { shards: group.shards } : {}),
         ...figures(run.driven, run.rows),
+        ...(requests ?? {}),
         countedRows: run.countedRows,
         loadAvg1m: round(loadavg()[0]!, 1),
       };
@@ -636,14 +798,16 @@ async function openLance(
 // Cases.
 
 interface Group {
-  /** `json-1000rows-16writers-s3std`: the baselines' case; group commit does not apply to them. */
+  /** `arrow-10rows-16writers-s3std-4shards`: the baselines' case; group commit does not apply to them. */
   name: string;
   input: Input;
   batchRows: number;
   writers: number;
   profile: StoreProfile;
-  /** Of the Sluice table and the MemWAL baseline: the default, or LOCAL_SHARDS' other (suffixed). */
+  /** Of the Sluice table and the MemWAL baseline: local, the default or LOCAL_SHARDS' other (suffixed); S3, always suffixed. */
   shards: number;
+  /** The LanceDB baselines the group runs, if `lancedb` is among the systems. */
+  lanceSystems: LanceSystem[];
   cases: SluiceCase[];
   freshness: boolean;
 }
@@ -657,10 +821,29 @@ const parsedSchema = parseTableSchema(tableSchema, ['id']);
  */
 const LOCAL_SHARDS = [...new Set([DEFAULT_SHARDS, 4, 1])].slice(0, 2);
 
-/** A case on the default shard count is not suffixed; `-1shard`, `-4shards` otherwise. */
-function shardSuffix(shards: number): string {
-  if (shards === DEFAULT_SHARDS) return '';
+/** A local case on the default shard count is not suffixed; `-1shard`, `-4shards` otherwise. */
+function shardSuffix(shards: number, always = false): string {
+  if (shards === DEFAULT_SHARDS && !always) return '';
   return `-${shards}shard${shards === 1 ? '' : 's'}`;
+}
+
+/**
+ * The S3 cases: Arrow input only (what they measure is the endpoint, not the conversion),
+ * 16 and 64 writers of both batch sizes on 1 and 4 shards, 16 shards for 10-row batches
+ * (Sluice and the floor only: it asks whether a write still costs one PUT), and a lone writer
+ * of 10 rows on 1 and 4 shards, as in a Lambda function, which handles one request at a time.
+ */
+function s3Shards(batchRows: number, writers: number): number[] {
+  if (writers === 1) return batchRows === 10 ? [1, 4] : [];
+  return batchRows === 10 ? [1, 4, 16] : [1, 4];
+}
+
+function lanceSystemsOf(profile: StoreProfile, writers: number, shards: number): LanceSystem[] {
+  if (profile === 'local') {
+    // One writer: serialized adds are the same thing as concurrent ones, measured once.
+    return writers > 1 ? ['lancedb', 'lancedb-serial', 'lancedb-memwal'] : ['lancedb', 'lancedb-memwal'];
+  }
+  return shards > 4 ? [] : ['lancedb', 'lancedb-memwal'];
 }
 
 function selectGroups(): Group[] {
@@ -674,9 +857,13 @@ function selectGroups(): Group[] {
   for (const batchRows of BATCH_ROWS) {
     for (const input of INPUTS) {
       for (const profile of STORE_PROFILES) {
+        if (profile !== 'local' && input !== 'arrow') continue;
         for (const writers of WRITERS) {
-          for (const shards of profile === 'local' ? LOCAL_SHARDS : [DEFAULT_SHARDS]) {
-            const name = `${input}-${batchRows}rows-${writers}writers${profile === 'local' ? '' : `-${profile}`}${shardSuffix(shards)}`;
+          for (const shards of profile === 'local' ? LOCAL_SHARDS : s3Shards(batchRows, writers)) {
+            const name =
+              profile === 'local'
+                ? `${input}-${batchRows}rows-${writers}writers${shardSuffix(shards)}`
+                : `${input}-${batchRows}rows-${writers}writers-${profile}${shardSuffix(shards, true)}`;
             const group: Group = {
               name,
               input,
@@ -684,6 +871,7 @@ function selectGroups(): Group[] {
               writers,
               profile,
               shards,
+              lanceSystems: lanceSystemsOf(profile, writers, shards),
               cases: [],
               freshness: false,
             };
@@ -741,6 +929,8 @@ interface ContenderSetup {
   lance: Lance | null;
   lanceSchema: unknown;
   redisUrl: string | null;
+  /** The S3 endpoint, for a group of an S3 profile; null for a local one. */
+  s3: BenchS3 | null;
   log: Logger;
 }
 
@@ -749,22 +939,24 @@ async function openContenders(group: Group, batches: Batches, setup: ContenderSe
   const contenders: Contenders = { opened: [], sluiceCases: new Map() };
   const { opened, sluiceCases } = contenders;
   try {
+    const { s3 } = setup;
     if (setup.systems.has('floor')) {
-      opened.push(await openFloor(group, batches, true), await openFloor(group, batches, false));
+      opened.push(await openFloor(group, batches, true, s3));
+      // On S3 no put fsyncs anything: there is no floor without the fsync to compare with.
+      if (!s3) opened.push(await openFloor(group, batches, false, s3));
     }
-    if (setup.lance && setup.lanceSchema && group.profile === 'local') {
+    if (setup.lance && setup.lanceSchema && group.lanceSystems.length > 0) {
       const lanceBatches = buildLanceBatches(setup.lance, batches, group, parsedSchema);
-      // One writer: serialized adds are the same thing as concurrent ones, measured once.
-      const lanceSystems: LanceSystem[] =
-        group.writers > 1 ? ['lancedb', 'lancedb-serial', 'lancedb-memwal'] : ['lancedb', 'lancedb-memwal'];
-      for (const system of lanceSystems) {
-        opened.push(await openLance(group, batches, lanceBatches, setup.lance, setup.lanceSchema, system));
+      for (const system of group.lanceSystems) {
+        opened.push(
+          await openLance(group, batches, lanceBatches, setup.lance, setup.lanceSchema, system, s3),
+        );
       }
     }
     const { redisUrl } = setup;
     for (const c of group.cases) {
       if (redisUrl === null) break;
-      const sluice = await openSluiceCase(c, batches, redisUrl, setup.log);
+      const sluice = await openSluiceCase(c, batches, redisUrl, s3, setup.log);
       sluiceCases.set(sluice, c);
       opened.push(sluice);
     }
@@ -827,7 +1019,9 @@ export async function* run(): AsyncIterable<BenchResult> {
   const redis = systems.has('sluice')
     ? await ensureRedis(process.env.SLUICE_REDIS_URL || 'redis://127.0.0.1:6379', log)
     : null;
+  let s3: BenchS3 | null = null;
   try {
+    if (groups.some((g) => g.profile !== 'local')) s3 = await startBenchS3();
     const lanceSchema = lance?.schemaOf(jsonRowsToRecordBatch(parsedSchema, makeRows(0, 1))) ?? null;
     let batches: Batches | null = null;
     let warmedUp = false;
@@ -838,11 +1032,15 @@ export async function* run(): AsyncIterable<BenchResult> {
         batches = buildBatches(group.batchRows, parsedSchema);
         progress(`write: built ${group.batchRows}-row batches in ${Math.round(performance.now() - t0)} ms`);
       }
+      const groupS3 = group.profile === 'local' ? null : s3;
+      if (groupS3)
+        await groupS3.server.setFaults({ rules: [{ latency: S3_LATENCY[group.profile as S3Profile] }] });
       if (redis && !warmedUp && group.cases[0]) {
-        await runSluice({ ...group.cases[0], seconds: WRITER_WARMUP_SECONDS }, batches, redis.url, log);
+        const warmup = { ...group.cases[0], seconds: WRITER_WARMUP_SECONDS };
+        await runSluice(warmup, batches, redis.url, groupS3, log);
         warmedUp = true;
       }
-      const setup = { systems, lance, lanceSchema, redisUrl: redis?.url ?? null, log };
+      const setup = { systems, lance, lanceSchema, redisUrl: redis?.url ?? null, s3: groupS3, log };
       const { results, baselines, peak: measured } = await runSideBySide(group, batches, setup);
       yield* results;
       if (!redis) continue;
@@ -850,17 +1048,37 @@ export async function* run(): AsyncIterable<BenchResult> {
       if (group.freshness && WORKERS !== 'paused') {
         const peak =
           measured ??
-          (await runSluice({ name: `${group.name}-gc`, group, groupCommit: true }, batches, redis.url, log));
+          (await runSluice(
+            { name: `${group.name}-gc`, group, groupCommit: true },
+            batches,
+            redis.url,
+            null,
+            log,
+          ));
         const writesPerSecond = Math.max(1, Math.round(sustainedWritesPerSecond(peak) / 2));
         const c = { name: `freshness-${group.name}-gc`, group, groupCommit: true, writesPerSecond };
-        const result = compared(await runSluice(c, batches, redis.url, log), group, baselines);
+        const result = compared(await runSluice(c, batches, redis.url, null, log), group, baselines);
         report(result);
         yield result;
       }
     }
   } finally {
-    await redis?.stop();
+    try {
+      await s3?.server.stop();
+    } finally {
+      await redis?.stop();
+    }
   }
+}
+
+/**
+ * The S3 test server of the run's S3 cases, and the environment LanceDB's MemWAL writer
+ * reads its endpoint from (it ignores the connection's storage options).
+ */
+async function startBenchS3(): Promise<BenchS3> {
+  const s3: BenchS3 = { server: await startS3Server({ bucket: 'sluice-bench' }), bucket: 'sluice-bench' };
+  Object.assign(process.env, lanceS3Environment(s3EndpointOf(s3)));
+  return s3;
 }
 
 /**
@@ -883,8 +1101,9 @@ function report(r: BenchResult): void {
       : `, L0 lag p99 ${r.l0LagP99Ms} ms, ${Number(r.l0RowsPerSec).toLocaleString('en-US')} rows/s into L0`;
   const ratio =
     r.ratioToFloor === undefined ? '' : `, ×${r.ratioToFloor} floor rows/s, p50 ×${r.p50ToFloorP50}`;
+  const puts = r.putsPerWrite === undefined ? '' : `, ${r.putsPerWrite} WAL PUTs per write`;
   progress(
     `write ${r.case} ${r.system}: ${Number(r.rowsPerSec).toLocaleString('en-US')} rows/s, ` +
-      `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${lag}${ratio}`,
+      `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${lag}${ratio}${puts}`,
   );
 }
