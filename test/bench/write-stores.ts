@@ -24,6 +24,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../shared/config.ts';
 import { FaultyStore } from '../../shared/store/faulty-store.ts';
+import type { ObjectStore, OpOptions } from '../../shared/store/object-store.ts';
 import { openStore } from '../../shared/store/open-store.ts';
 import { SpareTempFiles } from '../../shared/store/spare-temp-files.ts';
 import type { S3Op } from '../support/s3/fault-script.ts';
@@ -199,6 +200,32 @@ export function dollarsPerMillionWrites(
     round((((requests.put + requests.list) * price.put + requests.get * price.get) * 1000) / writes, 2);
   return { s3Standard: cost(S3_PRICES.s3Standard), s3Express: cost(S3_PRICES.s3Express) };
 }
+
+/**
+ * `store`, with every put-if-absent of a WAL entry (`…/wal/{seq}.arrow`) timed from its call
+ * to its answer, in ms: the endpoint's share of an ack. Staged puts (the file store's) are
+ * published through their StagedObject and not timed, so only S3 cases have figures.
+ */
+export function timingWalPuts(store: ObjectStore): { store: ObjectStore; walPutMs: number[] } {
+  const walPutMs: number[] = [];
+  const timed = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'putIfAbsent') {
+        return async (key: string, body: Uint8Array, options?: OpOptions) => {
+          const t0 = performance.now();
+          const meta = await target.putIfAbsent(key, body, options);
+          if (WAL_ENTRY.test(key)) walPutMs.push(performance.now() - t0);
+          return meta;
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store: timed, walPutMs };
+}
+
+const WAL_ENTRY = /\/wal\/[^/]+$/;
 
 /** One put per call, with or without fsync, to fresh keys. */
 export interface FloorPut {

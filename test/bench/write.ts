@@ -66,7 +66,8 @@
  * MemWAL write + the flush of its memtables when its writers close (its merge into the base
  * is not run), `lancedb` and the floor the write; `requestsPer1000Rows` for the same; and
  * `dollarsPerMillionWrites` for those requests at S3 Standard and S3 Express One Zone
- * request prices (`S3_PRICES`).
+ * request prices (`S3_PRICES`). Sluice's lines add its WAL puts' own p50/p99 as the writers
+ * saw them (`walPutP50Ms`, `walPutP99Ms`): what of an ack is the endpoint's.
  *
  * Every line says what the machine's CPUs did while its writers wrote (`machineCpu`,
  * machine-cpu.ts).
@@ -108,7 +109,7 @@ import { waitFor } from '../support/wait-for.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
-import { arrivalsOf, type Drive, Driver, peakRss, round } from './write-drive.ts';
+import { arrivalsOf, type Drive, Driver, peakRss, percentile, round } from './write-drive.ts';
 import {
   Lance,
   type LanceContender,
@@ -146,6 +147,7 @@ import {
   type StoreProfile,
   s3EndpointOf,
   serverRequests,
+  timingWalPuts,
 } from './write-stores.ts';
 import {
   type BenchWorkers,
@@ -258,6 +260,8 @@ interface SluiceUnderTest {
   /** Reads manifests past the counting store, for the lag poller. */
   observer: ShardManifestStore;
   place: BenchPlace;
+  /** Durations of the writers' WAL puts (S3 only: `timingWalPuts`), in ms. */
+  walPutMs: number[];
   close(): Promise<void>;
 }
 
@@ -278,7 +282,8 @@ async function openSluice(
   };
   const config = writeSluiceConfig(options);
   const store = openBenchStore(place.location);
-  const runtime = openRuntime(config, log, store);
+  const timed = timingWalPuts(store);
+  const runtime = openRuntime(config, log, timed.store);
   let workers: BenchWorkers;
   try {
     workers = WORKERS === 'inline' ? inlineWorkers(runtime.sluice) : await spawnWorkers(options, WORKERS);
@@ -297,6 +302,7 @@ async function openSluice(
     workers,
     observer,
     place,
+    walPutMs: timed.walPutMs,
     async close() {
       try {
         await workers.close();
@@ -358,6 +364,10 @@ function per1000(counts: RequestCounts, rows: number): RequestCounts | null {
   if (rows === 0) return null;
   const scale = (n: number) => round((n * 1000) / rows, 3);
   return { put: scale(counts.put), get: scale(counts.get), list: scale(counts.list) };
+}
+
+function sortedMs(values: readonly number[]): number[] {
+  return [...values].sort((a, b) => a - b);
 }
 
 /** Directories of WAL entries: Sluice's `shards/{s}/wal/`, the floor's `floor/wal/`, the MemWAL's `_mem_wal/{shard}/wal/`. */
@@ -478,6 +488,7 @@ async function openSluiceCase(
     table = await warmTable(sut, group.shards);
     workersBefore = await sut.workers.sample();
     walPutsBefore = s3 ? await serverRequests(s3, location, WAL_DIRS) : NO_REQUESTS;
+    sut.walPutMs.length = 0;
   } catch (err) {
     await sut.close();
     throw err;
@@ -584,6 +595,8 @@ async function openSluiceCase(
                 mergeRequests ? addRequests(pipelineRequests, mergeRequests) : pipelineRequests,
                 mergeRequests ? 'write+seal+flush+merge' : 'write+seal+flush',
               ),
+              walPutP50Ms: round(percentile(sortedMs(sut.walPutMs), 0.5), 2),
+              walPutP99Ms: round(percentile(sortedMs(sut.walPutMs), 0.99), 2),
               putsPer1000RowsByStage:
                 rows === 0
                   ? null
