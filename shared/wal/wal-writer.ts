@@ -82,6 +82,8 @@ const URGENT_SEAL_SHARE = 0.75;
 export class WalWriter {
   private readonly lanes = new Map<string, Lane>();
   private readonly floors = new Map<string, { value: number; at: number }>();
+  /** Shards whose floor is being read again behind the writes (`freshFloor`). */
+  private readonly refreshing = new Set<string>();
   /** Per shard, the time this process last set its seal-watch mark due at. */
   private readonly watchedUntil = new Map<string, number>();
 
@@ -294,14 +296,33 @@ export class WalWriter {
    */
   private freshFloor(table: string, shard: number): { value: number; at: number } | null {
     const known = this.floors.get(shardId(table, shard));
-    return known && Date.now() - known.at < seqFloorTtlMs(this.deps.config) ? known : null;
+    const age = known ? Date.now() - known.at : Number.POSITIVE_INFINITY;
+    const ttl = seqFloorTtlMs(this.deps.config);
+    if (!known || age >= ttl) return null;
+    // Past half its age the floor is read again behind the writes, so a shard written steadily
+    // never reads its manifest on the ack path: on S3 that read walks every manifest version
+    // committed since the last one, a GET each (tens of GETs between two readings at 5 seals
+    // a second), and held acks for up to a second.
+    if (age >= ttl / 2) this.refreshFloor(table, shard);
+    return known;
+  }
+
+  private refreshFloor(table: string, shard: number): void {
+    const id = shardId(table, shard);
+    if (this.refreshing.has(id)) return;
+    this.refreshing.add(id);
+    this.readFloor(table, shard)
+      .catch((err: unknown) => this.deps.log.debug({ err, table, shard }, 'seq floor refresh failed'))
+      .finally(() => this.refreshing.delete(id));
   }
 
   private async readFloor(table: string, shard: number): Promise<{ value: number; at: number }> {
     const at = Date.now();
     const { sealedThrough } = await this.deps.manifests.read(table, shard);
     const floor = { value: sealedThrough, at };
-    this.floors.set(shardId(table, shard), floor);
+    // A reading that began earlier than the one kept never replaces it.
+    const kept = this.floors.get(shardId(table, shard));
+    if (!kept || kept.at <= at) this.floors.set(shardId(table, shard), floor);
     return floor;
   }
 

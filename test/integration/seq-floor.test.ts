@@ -85,3 +85,33 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
     await expectVisibleAboveSealed('slow', await late, ['1', '2']);
   });
 });
+
+describe('write path: the seq floor is read again off the ack path', () => {
+  let h: Harness;
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('a write past the floor’s age does not wait for the shard manifest: the floor was refreshed behind the writes before it', async () => {
+    // Floor age 2 s; on S3 a re-read walks every manifest version since the last one, a GET each.
+    h = await createHarness({ scheduler: { gcGraceSeconds: 4 } });
+    const ttl = seqFloorTtlMs(h.config);
+    await h.createTable(eventsTable('refreshed'));
+    const gated = new GatedStore(h.store);
+    const writer = h.otherProcess(gated).sluice;
+    const started = Date.now();
+    await writeRows(writer, 'refreshed', eventRows(1, 1));
+    await sleep(ttl * 0.6 - (Date.now() - started));
+    await writeRows(writer, 'refreshed', eventRows(2, 2));
+    await sleep(ttl * 1.2 - (Date.now() - started));
+    const manifest = gated.hold('get', /shards\/0\/_manifest\//);
+    // The write must end while every read of the shard's manifest is held (a refresh behind it may be).
+    const write = writeRows(writer, 'refreshed', eventRows(3, 3)).then(() => 'acked');
+    expect(await Promise.race([write, sleep(5_000).then(() => 'still waiting with the manifest held')])).toBe(
+      'acked',
+    );
+    manifest.release();
+    expect((await readAll(h.sluice, 'refreshed')).map((r) => String(r.id))).toEqual(['1', '2', '3']);
+  });
+});
