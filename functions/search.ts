@@ -4,13 +4,13 @@
  * accepts one, an Arrow stream; `_distance` or `_score` rides with each row.
  */
 import { Hono } from 'hono';
-import { DISTANCE, SCORE } from '../shared/search/search.ts';
+import { SCORE_COLUMNS } from '../shared/arrow/schema.ts';
 import type { ApiDeps } from './app.ts';
 import { readSearch } from './body.ts';
 import { type Env, tableParam } from './request.ts';
 import { arrowResponse, jsonRows, wantsArrow } from './row-answers.ts';
 
-const SCORES = new Set([DISTANCE, SCORE]);
+const SCORES = new Set<string>(SCORE_COLUMNS);
 
 export function searchRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();

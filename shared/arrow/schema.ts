@@ -50,6 +50,8 @@ export interface SchemaJSON {
 export const COLUMN_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** Internal columns (the write path adds `_sluice_op` to WAL and L0 files) live under this prefix. */
 export const RESERVED_COLUMN_PREFIX = '_sluice_';
+/** The columns Lance adds to a search's rows (and Sluice's search answers carry). */
+export const SCORE_COLUMNS = ['_distance', '_score'] as const;
 export const MAX_COLUMNS = 1024;
 
 const FIELD_KEYS = new Set(['name', 'type', 'nullable']);
@@ -86,6 +88,11 @@ function parseField(input: unknown, index: number, seen: Map<string, string>): R
   }
   if (name.toLowerCase().startsWith(RESERVED_COLUMN_PREFIX)) {
     throw schemaError(name, `names starting with "${RESERVED_COLUMN_PREFIX}" are reserved for Sluice`, {
+      index,
+    });
+  }
+  if ((SCORE_COLUMNS as readonly string[]).includes(name.toLowerCase())) {
+    throw schemaError(name, `reserved: searches answer it beside the rows (${SCORE_COLUMNS.join(', ')})`, {
       index,
     });
   }

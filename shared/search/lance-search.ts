@@ -5,7 +5,10 @@
  * (`_score`, larger is better), or the rows a filter passes.
  */
 import type { RecordBatch } from 'apache-arrow';
+import type { SCORE_COLUMNS } from '../arrow/schema.ts';
 import { type LanceTable, queryRows } from '../base/lance-module.ts';
+import { SluiceError } from '../errors.ts';
+import { lanceReason } from './search-filter.ts';
 import type { SearchQuery, SearchRequest } from './search-request.ts';
 
 type Searchable = ReturnType<LanceTable['query']> | ReturnType<LanceTable['vectorSearch']>;
@@ -18,12 +21,28 @@ export async function runSearch(
 ): Promise<RecordBatch[]> {
   const started = queryOf(handle, request.query);
   const filtered = request.filter === null ? started : started.where(request.filter);
-  return queryRows(filtered.select([...columns, ...scoreColumns(request.query)]).limit(limit));
+  const score = scoreColumnOf(request.query);
+  // Named in the projection, as Lance wants it (it warns on every search that leaves it out).
+  const select = score === null ? [...columns] : [...columns, score];
+  return queryRows(filtered.select(select).limit(limit)).catch((err: unknown) => {
+    throw request.filter !== null && FILTER_FAILED.test(String(err))
+      ? filterFailed(request.filter, err)
+      : err;
+  });
 }
 
-/** Named in the projection, as Lance wants them (it warns on every search that leaves its score out). */
-function scoreColumns(query: SearchQuery): string[] {
-  return query.kind === 'vector' ? ['_distance'] : query.kind === 'text' ? ['_score'] : [];
+/** `_distance` for nearest neighbours (smaller is nearer), `_score` for full text (larger is better). */
+export function scoreColumnOf(query: SearchQuery): (typeof SCORE_COLUMNS)[number] | null {
+  return query.kind === 'vector' ? '_distance' : query.kind === 'text' ? '_score' : null;
+}
+
+/** A filter that passed the check on no rows and fails on these: a division by zero, a cast of a value. */
+const FILTER_FAILED = /Error applying filter expression|Invalid user input/;
+
+function filterFailed(filter: string, err: unknown): SluiceError {
+  return new SluiceError('INVALID_FILTER', `the filter failed on the table's rows: ${lanceReason(err)}`, {
+    filter: filter.slice(0, 200),
+  });
 }
 
 function queryOf(handle: LanceTable, query: SearchQuery): Searchable {

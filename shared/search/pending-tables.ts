@@ -4,7 +4,9 @@
  * `_sluice_row`, each row's index in the run. A search runs on them the very query it runs
  * on the base, so a filter, a metric and a full-text query mean the same on both sides.
  * Built on a run's first search and kept in an LRU bounded by `searchCacheBytes` (the
- * runs' Arrow bytes); an evicted table is dropped. A full-text index is built on a run's
+ * runs' Arrow bytes). A search holds the tables it reads until it ends: an evicted table is
+ * dropped once no search holds it, and a run bigger than the whole budget is built for the
+ * searches that ask at once and dropped after them. A full-text index is built on a run's
  * table the first time a search names its column.
  */
 import { Int32, Table, vectorFromArray } from 'apache-arrow';
@@ -16,68 +18,101 @@ import type { SortedRun } from '../read/sorted-run.ts';
 import type { TableDef } from '../table/table-def.ts';
 
 export const ROW_COLUMN = '_sluice_row';
-/** Longer than any search runs (a request's time budget). */
-const CLOSE_AFTER_MS = 60_000;
 
 export interface PendingTable {
   handle: LanceTable;
   /** Full-text indexes built, by column. */
   fts: Map<string, Promise<void>>;
-  close(): void;
+}
+
+/** A table a search holds; `release` once the search is done with it. */
+export interface HeldTable {
+  table: PendingTable | null;
+  release(): void;
+}
+
+interface Entry {
+  built: Promise<{ table: PendingTable; bytes: number; close(): void } | null>;
+  holders: number;
+  /** Out of the LRU (or never in it): closed once no search holds it. */
+  dropped: boolean;
 }
 
 export class PendingTables {
-  private readonly lru: LRUCache<string, Promise<PendingTable | null>>;
-
-  constructor(maxBytes: number) {
+  private readonly lru: LRUCache<string, Entry>;
+  constructor(private readonly maxBytes: number) {
     this.lru = new LRUCache({
       maxSize: maxBytes,
       sizeCalculation: () => 1,
-      // A search may still be reading an evicted table: it is dropped a while later.
-      dispose: (table) => {
-        setTimeout(() => table.then((t) => t?.close()).catch(() => undefined), CLOSE_AFTER_MS).unref();
-      },
+      dispose: (entry) => this.drop(entry),
     });
   }
 
-  /** The run's upserts as a table in memory, or null when the run holds only deletes. */
-  of(source: string, run: SortedRun, def: TableDef): Promise<PendingTable | null> {
-    const hit = this.lru.get(source);
-    if (hit) return hit;
-    const built = buildTable(run, def);
-    const table = built.then((b) => b?.table ?? null);
-    // Counted as one byte while it is built, then as its Arrow bytes; a failed build is forgotten.
-    this.lru.set(source, table);
-    built.then(
-      (b) => {
-        if (this.lru.get(source) === table) this.lru.set(source, table, { size: Math.max(1, b?.bytes ?? 1) });
-      },
-      () => {
-        if (this.lru.get(source) === table) this.lru.delete(source);
-      },
-    );
-    return table;
+  /** The run's upserts as a table in memory (null when it holds only deletes), held until released. */
+  async of(source: string, run: SortedRun, def: TableDef): Promise<HeldTable> {
+    const entry = this.entryOf(source, run, def);
+    entry.holders++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      entry.holders--;
+      if (entry.dropped) this.closeIfFree(entry);
+    };
+    try {
+      return { table: (await entry.built)?.table ?? null, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
   }
 
-  /** `column`'s full-text index on `table`, built once. */
+  /** `column`'s full-text index on `table`, built once; a build that failed is tried again next time. */
   static fts(table: PendingTable, column: string): Promise<void> {
     let built = table.fts.get(column);
     if (!built) {
       built = table.handle.createIndex(column, { config: lanceDb().Index.fts() });
       table.fts.set(column, built);
+      built.catch(() => table.fts.delete(column));
     }
     return built;
   }
 
-  clear(): void {
-    this.lru.clear();
+  private entryOf(source: string, run: SortedRun, def: TableDef): Entry {
+    const cached = this.lru.get(source);
+    if (cached) return cached;
+    const entry: Entry = { built: buildTable(run, def), holders: 0, dropped: false };
+    // Counted as one byte while it is built, then as its Arrow bytes; a failed build is forgotten.
+    this.lru.set(source, entry);
+    entry.built.then(
+      (built) => {
+        const bytes = Math.max(1, built?.bytes ?? 1);
+        if (this.lru.get(source) !== entry) return;
+        if (bytes > this.maxBytes) this.lru.delete(source);
+        else this.lru.set(source, entry, { size: bytes });
+      },
+      () => {
+        if (this.lru.get(source) === entry) this.lru.delete(source);
+      },
+    );
+    return entry;
+  }
+
+  private drop(entry: Entry): void {
+    entry.dropped = true;
+    this.closeIfFree(entry);
+  }
+
+  private closeIfFree(entry: Entry): void {
+    if (entry.holders > 0) return;
+    entry.built.then((built) => built?.close()).catch(() => undefined);
   }
 }
 
 async function buildTable(
   run: SortedRun,
   def: TableDef,
-): Promise<{ table: PendingTable; bytes: number } | null> {
+): Promise<{ table: PendingTable; bytes: number; close(): void } | null> {
   const refs: RowRef[] = [];
   const rowIndexes: number[] = [];
   for (let i = 0; i < run.size; i++) {
@@ -92,16 +127,13 @@ async function buildTable(
   const db = await lanceDb().connect('memory://');
   const handle = await db.createTable('run', lanceArrowFromIPC(bytes));
   return {
+    table: { handle, fts: new Map() },
     bytes: bytes.byteLength,
-    table: {
-      handle,
-      fts: new Map(),
-      close: () => {
-        handle.close();
-        db.dropTable('run')
-          .catch(() => undefined)
-          .finally(() => db.close());
-      },
+    close: () => {
+      handle.close();
+      db.dropTable('run')
+        .catch(() => undefined)
+        .finally(() => db.close());
     },
   };
 }

@@ -15,7 +15,7 @@ import type { TableDef } from '../table/table-def.ts';
 const SCHEMAS = 64;
 
 export class FilterCheck {
-  private readonly empty = new LRUCache<string, Promise<LanceTable>>({
+  private readonly empty = new LRUCache<string, Promise<{ handle: LanceTable; close(): void }>>({
     max: SCHEMAS,
     dispose: (table) => {
       table.then((t) => t.close()).catch(() => undefined);
@@ -23,7 +23,7 @@ export class FilterCheck {
   });
 
   async check(table: TableDef, filter: string): Promise<void> {
-    const handle = await this.emptyOf(table);
+    const { handle } = await this.emptyOf(table);
     try {
       await handle.query().where(filter).limit(1).toArray();
     } catch (err) {
@@ -33,25 +33,32 @@ export class FilterCheck {
     }
   }
 
-  private emptyOf(table: TableDef): Promise<LanceTable> {
+  private emptyOf(table: TableDef): Promise<{ handle: LanceTable; close(): void }> {
     const key = `${table.name}\n${JSON.stringify(table.schema.fields)}`;
-    let handle = this.empty.get(key);
-    if (!handle) {
-      handle = (async () => {
+    let empty = this.empty.get(key);
+    if (!empty) {
+      empty = (async () => {
         const db = await lanceDb().connect('memory://');
-        return db.createTable('empty', toLanceArrow(new Table(toArrowSchema(table.schema))));
+        const handle = await db.createTable('empty', toLanceArrow(new Table(toArrowSchema(table.schema))));
+        return {
+          handle,
+          close: () => {
+            handle.close();
+            db.close();
+          },
+        };
       })();
-      handle.catch(() => this.empty.delete(key));
-      this.empty.set(key, handle);
+      empty.catch(() => this.empty.delete(key));
+      this.empty.set(key, empty);
     }
-    return handle;
+    return empty;
   }
 }
 
 /** Lance's own words, without its wrapping and its Rust source locations. */
 export function lanceReason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  const start = message.indexOf('Invalid user input: ');
-  const reason = start >= 0 ? message.slice(start + 'Invalid user input: '.length) : message;
+  const marker = /Invalid user input: |Query Execution error: /.exec(message);
+  const reason = marker ? message.slice(marker.index + marker[0].length) : message;
   return reason.replace(/,\s*\/\S+\.rs:\d+:\d+[\s\S]*$/, '').slice(0, 500);
 }

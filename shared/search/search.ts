@@ -17,16 +17,13 @@ import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, readSnapshot } from '../read/read-snapshot.ts';
 import type { SortedRun } from '../read/sorted-run.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { runSearch } from './lance-search.ts';
-import { PendingTables, ROW_COLUMN } from './pending-tables.ts';
+import { runSearch, scoreColumnOf } from './lance-search.ts';
+import { type PendingTable, PendingTables, ROW_COLUMN } from './pending-tables.ts';
 import type { SearchRequest } from './search-request.ts';
 
 export interface SearchDeps extends ReadDeps {
   pendingTables: PendingTables;
 }
-
-export const DISTANCE = '_distance';
-export const SCORE = '_score';
 
 export interface SearchAnswer {
   /** The rows, best first, in the columns asked for, then `_distance` or `_score` when asked. */
@@ -99,15 +96,23 @@ async function searchRun(
   shadowed: Set<number>,
 ): Promise<Candidate[]> {
   if (shadowed.size === run.size) return [];
-  const pending = await deps.pendingTables.of(source, run, table);
-  if (!pending) return [];
+  const held = await deps.pendingTables.of(source, run, table);
+  try {
+    return held.table === null ? [] : await searchPending(held.table, request, columns, shadowed);
+  } finally {
+    held.release();
+  }
+}
+
+async function searchPending(
+  pending: PendingTable,
+  request: SearchRequest,
+  columns: readonly string[],
+  shadowed: Set<number>,
+): Promise<Candidate[]> {
   if (request.query.kind === 'text') await PendingTables.fts(pending, request.query.column);
-  const batches = await runSearch(
-    pending.handle,
-    request,
-    [...columns, ROW_COLUMN],
-    request.k + shadowed.size,
-  );
+  const limit = request.k + shadowed.size;
+  const batches = await runSearch(pending.handle, request, [...columns, ROW_COLUMN], limit);
   const candidates: Candidate[] = [];
   for (const batch of batches) {
     const rows = batch.getChild(ROW_COLUMN)!;
@@ -167,7 +172,7 @@ async function assertTextIndex(
 }
 
 function scoresOf(request: SearchRequest, batch: RecordBatch): ArrayLike<number> {
-  const name = request.query.kind === 'vector' ? DISTANCE : request.query.kind === 'text' ? SCORE : null;
+  const name = scoreColumnOf(request.query);
   if (name === null) return new Float32Array(batch.numRows);
   return batch.getChild(name)!.toArray() as Float32Array;
 }
@@ -194,7 +199,7 @@ function answer(request: SearchRequest, out: Schema, ranked: readonly Candidate[
     return offset + c.row;
   });
   const rows = sources.length === 0 ? new Table(out) : new Table([takeRows(sources, indices)]);
-  const scoreName = request.query.kind === 'vector' ? DISTANCE : request.query.kind === 'text' ? SCORE : null;
+  const scoreName = scoreColumnOf(request.query);
   if (!request.withScore || scoreName === null) return rows;
   const scores = new Table({
     [scoreName]: vectorFromArray(

@@ -134,6 +134,23 @@ describe('sluice load: Parquet, JSON arrays, gzip, standard input, and bad rows 
     for await (const row of client.scan('texts', { pageSize: 1000 })) scanned.push(row);
     expect(scanned.sort((a, b) => Number(a.id) - Number(b.id))).toEqual(rows);
 
+    // Files that are not what their names say, or not there: one line each, no stack trace.
+    const notGzip = join(dir.path, 'not-gzip.jsonl.gz');
+    await writeFile(notGzip, '{"id": 1}\n');
+    const missing = join(dir.path, 'missing.csv');
+    const twoLines = join(dir.path, 'two-lines.csv');
+    await writeFile(twoLines, 'id,name,score\n1,"a\nb",0.5\n2,c,oops\n');
+    const failures = [
+      [notGzip, new RegExp(`^sluice: ${notGzip}: not gzip: [^\n]+\n$`)],
+      [missing, new RegExp(`^sluice: ENOENT: [^\n]*${missing}[^\n]*\n$`)],
+      // Line 2 holds a quoted field over two lines: the refused row starts on line 4.
+      [twoLines, new RegExp(`^sluice: ${twoLines}:4: INVALID_ROWS: [^\n]*"score"[^\n]*\n$`)],
+    ] as const;
+    for (const [file, message] of failures) {
+      const run = await runCli(['load', 'texts', file, '--no-progress'], env());
+      expect([file, run.code, run.stderr]).toEqual([file, 1, expect.stringMatching(message)]);
+    }
+
     const unclosed = join(dir.path, 'unclosed.json');
     await writeFile(unclosed, '[{"id": 1, "name": "a"},\n{"id": 2, "name": "b"}');
     const broken = await runCli(['load', 'texts', unclosed, '--no-progress'], env());

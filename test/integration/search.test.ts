@@ -217,6 +217,9 @@ describe('search over the base and every pending row', () => {
       ],
       [{ vector, filter: 'this is not sql' }, 'INVALID_FILTER', /Lance can run: .*sql parser error/],
       [{ vector, filter: 'missing > 1' }, 'INVALID_FILTER', /No field named missing/],
+      // Fine on no rows, failing on the table's: checked, then refused as it runs.
+      [{ vector, filter: 'id / 0 > 1' }, 'INVALID_FILTER', /failed on the table's rows: .*Divide by zero/],
+      [{ filter: 'CAST(category AS INT) > 1' }, 'INVALID_FILTER', /Cannot cast string/],
       [{ vector, text: 'both' }, 'INVALID_SEARCH', /not both/],
       [{ text: 'x', textColumn: 'category' }, 'INVALID_SEARCH', /column "category" has no full-text index/],
       [{ vector: ['NaN'] }, 'INVALID_REQUEST', /./],

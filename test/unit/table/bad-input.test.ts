@@ -167,6 +167,17 @@ const createCases: CreateCase[] = [
     code: 'INVALID_SCHEMA',
   },
   {
+    name: 'column named _distance, which searches answer beside the rows',
+    body: sampleCreate({ schema: fields({ name: '_Distance', type: 'float32' }) }),
+    code: 'INVALID_SCHEMA',
+    details: { column: '_Distance' },
+  },
+  {
+    name: 'column named _score, which full-text searches answer beside the rows',
+    body: sampleCreate({ schema: fields({ name: '_score', type: 'float64' }) }),
+    code: 'INVALID_SCHEMA',
+  },
+  {
     name: 'column named __proto__',
     body: sampleCreate({ schema: fields({ name: '__proto__', type: 'utf8' }) }),
     code: 'INVALID_SCHEMA',

@@ -77,7 +77,11 @@ export function parquetTables(path: string): ColumnarSource {
     try {
       const metadata = file.metadata();
       for (let group = 0; group < metadata.numRowGroups(); group++) {
-        const read = await file.read({ rowGroups: [group] });
+        const read = await file.read({ rowGroups: [group] }).catch((err: unknown) => {
+          throw new UsageError(
+            `${path}: row group ${group} cannot be read: ${(err as Error).message ?? err}`,
+          );
+        });
         const table = tableFromIPC(read.intoIPCStream());
         consumed += metadata.rowGroup(group).compressedSize();
         yield table;

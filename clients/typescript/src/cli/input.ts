@@ -6,8 +6,9 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import { PassThrough, type Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { UsageError } from './usage-error.ts';
 
 export const STDIN = '-';
 
@@ -40,9 +41,11 @@ export function openInput(path: string): Input {
     },
   });
   const stream = raw.pipe(counted);
-  raw.on('error', (err) => stream.destroy(err));
+  raw.on('error', (err) => stream.destroy(new UsageError(`${path}: ${err.message}`)));
   if (!isGzip(path)) return { stream, consumed: () => consumed };
-  const gunzipped = stream.pipe(createGunzip());
+  const gunzip = createGunzip();
+  const gunzipped = stream.pipe(gunzip).pipe(new PassThrough());
   stream.on('error', (err) => gunzipped.destroy(err));
+  gunzip.on('error', (err) => gunzipped.destroy(new UsageError(`${path}: not gzip: ${err.message}`)));
   return { stream: gunzipped, consumed: () => consumed };
 }

@@ -47,7 +47,9 @@ export async function* jsonArrayElements(stream: Readable): AsyncGenerator<unkno
         }
         if (c === '"') inString = true;
         else if (c === '{' || c === '[') depth++;
-        else if (c === '}' || c === ']') {
+        else if (c === '}' && depth === 0) {
+          throw new JsonArrayError('not JSON: a } closes no object', element + 1);
+        } else if (c === '}' || c === ']') {
           if (depth === 0) {
             text += chunk.slice(start, i);
             parsed.push(parse());
@@ -64,7 +66,8 @@ export async function* jsonArrayElements(stream: Readable): AsyncGenerator<unkno
         }
         continue;
       }
-      if (c === ' ' || c === '\n' || c === '\r' || c === '\t') continue;
+      if (c === ' ' || c === '\n' || c === '\r' || c === '\t' || (c === '\ufeff' && state === 'before'))
+        continue;
       if (state === 'before') {
         if (c !== '[') throw new JsonArrayError(`not a JSON array: it starts with ${JSON.stringify(c)}`, 0);
         state = 'between';

@@ -100,7 +100,7 @@ export async function load(
     options.concurrency,
     (batch: SourceBatch) => sendBatch(target, batch, batchKey(loadId, batch.index)),
     async (batch, sent: SentBatch) => {
-      const rejectsBytes = rejects ? await rejects.append(sent.rejects) : undefined;
+      const rejectsBytes = rejects ? await rejects.append(sent.rejects) : state.rejectsBytes;
       state = {
         ...state,
         batchesDone: batch.index + 1,

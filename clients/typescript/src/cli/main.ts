@@ -17,6 +17,11 @@ import { statsOnce, watchStats } from './stats.ts';
 import { UsageError } from './usage-error.ts';
 import { waitMerged } from './wait-merged.ts';
 
+/** A file the command was told to read or write could not be: the system's message names it. */
+function isFileError(err: unknown): err is NodeJS.ErrnoException {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).syscall === 'string';
+}
+
 const positiveInt = (max: number) => (text: string) => {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1 || value > max) {
@@ -231,6 +236,7 @@ try {
 } catch (err) {
   if (isSluiceApiError(err)) process.stderr.write(`sluice: ${err.code}: ${err.message}\n`);
   else if (err instanceof UsageError) process.stderr.write(`sluice: ${err.message}\n`);
+  else if (isFileError(err)) process.stderr.write(`sluice: ${err.message}\n`);
   else throw err;
   process.exitCode = 1;
 }

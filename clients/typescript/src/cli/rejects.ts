@@ -15,8 +15,13 @@ export interface Reject {
   values: unknown;
 }
 
-/** int64 values read from Arrow are bigints; the rejects file holds them as decimal strings. */
-const replacer = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+/** Values read from Arrow, in the forms writes take: int64 as decimal strings, binary as base64. */
+const replacer = (_key: string, value: unknown) =>
+  typeof value === 'bigint'
+    ? value.toString()
+    : value instanceof Uint8Array
+      ? Buffer.from(value).toString('base64')
+      : value;
 
 export class RejectsFile {
   private constructor(

@@ -26,12 +26,15 @@ export async function* csvRows(
   const toRow = csvRowConverter(columns);
   const parser = input.stream.pipe(parse({ columns: true, info: true, bom: true }));
   input.stream.on('error', (err) => parser.destroy(err));
+  // A quoted field may span lines: a record's place is the line it starts on, after the last one's end.
+  let ended = 1;
   try {
     for await (const { record, info } of parser as AsyncIterable<{
       record: Record<string, string>;
       info: { lines: number };
     }>) {
-      yield { row: toRow(record), place: info.lines };
+      yield { row: toRow(record), place: ended + 1 };
+      ended = info.lines;
     }
   } catch (err) {
     // csv-parse names the line it stopped at; the file's line is what a user can fix.
@@ -44,8 +47,9 @@ export async function* csvRows(
 export async function* jsonLines(path: string, input: Input): AsyncGenerator<PlacedRow> {
   const lines = createInterface({ input: input.stream, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
-  for await (const text of lines) {
+  for await (const raw of lines) {
     line++;
+    const text = line === 1 ? raw.replace(/^\ufeff/, '') : raw;
     if (text.trim() === '') continue;
     try {
       yield { row: JSON.parse(text) as Row, place: line };

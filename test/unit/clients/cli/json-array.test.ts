@@ -35,5 +35,11 @@ describe('a JSON array read as a stream', () => {
     await expect(elements(['{"a": 1}'])).rejects.toMatchObject({ element: 0, message: /not a JSON array/ });
     await expect(elements(['[1,2'])).rejects.toMatchObject({ element: 2, message: /not closed/ });
     await expect(elements(['[1] 2'])).rejects.toMatchObject({ message: /more after the array/ });
+    await expect(elements(['[1}'])).rejects.toMatchObject({ element: 1, message: /a } closes no object/ });
+    await expect(elements(['[{"id":1}}'])).rejects.toMatchObject({
+      element: 2,
+      message: /a } closes no object/,
+    });
+    expect(await elements(['\ufeff[{"id":1}]'])).toEqual([{ id: 1 }]);
   });
 });
