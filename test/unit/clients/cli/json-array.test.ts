@@ -37,7 +37,7 @@ describe('a JSON array read as a stream', () => {
     await expect(elements(['[1] 2'])).rejects.toMatchObject({ message: /more after the array/ });
     await expect(elements(['[1}'])).rejects.toMatchObject({ element: 1, message: /a } closes no object/ });
     await expect(elements(['[{"id":1}}'])).rejects.toMatchObject({
-      element: 2,
+      element: 1,
       message: /a } closes no object/,
     });
     expect(await elements(['\ufeff[{"id":1}]'])).toEqual([{ id: 1 }]);
