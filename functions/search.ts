@@ -18,8 +18,11 @@ export function searchRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   app.post('/v1/tables/:t/search', requireScope('read'), async (c) => {
     const def = await sluice.tables.describe(tableParam(c));
     const input = await readSearch(c, sluice.config.limits);
-    const { rows } = await sluice.reads.search(def.name, input, c.var.signal);
-    if (wantsArrow(c)) return arrowResponse(c, rows);
+    const { rows, next } = await sluice.reads.search(def.name, input, c.var.signal);
+    if (wantsArrow(c)) {
+      if (next) c.header('Sluice-Next', next);
+      return arrowResponse(c, rows);
+    }
     const columns = rows.schema.fields.filter((f) => !SCORES.has(f.name)).map((f) => f.name);
     const json = jsonRows(def, rows.select(columns));
     const scores = rows.schema.fields.find((f) => SCORES.has(f.name));
@@ -29,7 +32,7 @@ export function searchRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
         row[scores.name] = values[i]!;
       });
     }
-    return c.json({ rows: json });
+    return c.json(next === null ? { rows: json } : { rows: json, next });
   });
 
   return app;

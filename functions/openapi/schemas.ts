@@ -587,6 +587,10 @@ export const SearchResultSchema = z
       description:
         'Best first, at most k, the newest value per key and no deleted row; each with `_distance` (vector: smaller is nearer) or `_score` (text: larger is better)',
     }),
+    next: z.string().optional().openapi({
+      description:
+        'A search by filter alone: the cursor of the next page (pass it as `after` with the same filter); absent on the last page',
+    }),
   })
   .openapi('SearchResult');
 

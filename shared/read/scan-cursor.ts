@@ -2,7 +2,8 @@
  * The opaque `after` cursor of a scan: base64url of the snapshot the scan pinned on its
  * first page (base and shard manifest versions, the WAL entries it listed), when that was,
  * where the scan stands — past an encoded key of the overlay, or at an offset of the
- * base dataset — and the key range it scans, which every page must ask for again. Anything that does not decode to that shape is refused.
+ * base dataset — and the key range and filter it scans, which every page must ask for again.
+ * Anything that does not decode to that shape is refused.
  */
 import { z } from 'zod';
 import { SluiceError } from '../errors.ts';
@@ -23,6 +24,8 @@ export interface ScanCursor {
   phase: 'overlay' | 'base';
   /** The encoded bounds (hex) of the scan's key range: the base offset counts rows of that range only. */
   range: [string | null, string | null];
+  /** The id of the scan's row filter (`ScanFilter.id`), or null for every row. */
+  filter: string | null;
 }
 
 const seq = z.number().int().nonnegative();
@@ -40,6 +43,8 @@ const Wire = z
     p: z.enum(['overlay', 'base']),
     // Absent in cursors of scans made before ranges existed, which scanned every key.
     r: z.tuple([hex.nullable(), hex.nullable()]).optional(),
+    // Absent in cursors of scans without a filter.
+    f: hex.nullable().optional(),
   })
   .strict();
 
@@ -52,6 +57,7 @@ export function encodeScanCursor(cursor: ScanCursor): string {
     o: cursor.baseOffset,
     p: cursor.phase,
     r: cursor.range,
+    f: cursor.filter,
   };
   return PREFIX + Buffer.from(JSON.stringify(wire)).toString('base64url');
 }
@@ -81,6 +87,7 @@ export function decodeScanCursor(cursor: string, shards: number): ScanCursor {
     baseOffset: parsed.o,
     phase: parsed.p,
     range: parsed.r ?? [null, null],
+    filter: parsed.f ?? null,
   };
 }
 

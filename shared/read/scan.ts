@@ -21,7 +21,7 @@ import type { TableDef } from '../table/table-def.ts';
 import { FULL_RANGE, type KeyRange, rangeId } from './key-range.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { project, projectionOf } from './projection.ts';
-import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
+import { type ReadDeps, type ReadSnapshot, readSnapshot } from './read-snapshot.ts';
 import { decodeScanCursor, encodeScanCursor, type ScanCursor } from './scan-cursor.ts';
 import { type SortedRun, seek } from './sorted-run.ts';
 
@@ -40,6 +40,17 @@ export interface ScanOptions {
   /** How long a cursor stays usable: the GC grace period, after which its pinned versions may go. */
   cursorTtlMs: number;
   now?: number;
+  /** Only the rows a filter passes: the newest value of a key decides. */
+  filter?: ScanFilter;
+}
+
+/** A row filter a scan applies to the base (a Lance filter) and to the overlay (a test per run row). */
+export interface ScanFilter {
+  /** Names the filter in the cursor, so every page asks for the same one (hex). */
+  id: string;
+  where: string;
+  /** Whether row `i` of run `r` of the snapshot passes. */
+  prepare(snapshot: ReadSnapshot): Promise<(r: number, i: number) => boolean>;
 }
 
 interface Cursor {
@@ -60,6 +71,14 @@ export async function scanRows(
   const projection = projectionOf(table, options.columns);
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
   const cursor = options.after ? decodeScanCursor(options.after, table.shards) : null;
+  const filterId = options.filter?.id ?? null;
+  if (cursor && cursor.filter !== filterId) {
+    throw new SluiceError(
+      'INVALID_CURSOR',
+      'the scan cursor belongs to a scan with another filter; pass the same filter as on its first page',
+      { table: table.name },
+    );
+  }
   if (cursor && rangeId(range).join() !== cursor.range.join()) {
     throw new SluiceError(
       'INVALID_CURSOR',
@@ -85,11 +104,18 @@ export async function scanRows(
     baseOffset: 0,
     phase: 'overlay',
     range: rangeId(range),
+    filter: filterId,
   };
   const batches: RecordBatch[] = [];
   let taken = 0;
   if (state.phase === 'overlay') {
-    const page = overlayPage(table, snapshot.runs, { afterKey: state.afterKey, range }, options.limit);
+    const passes = options.filter ? await options.filter.prepare(snapshot) : () => true;
+    const page = overlayPage(
+      table,
+      snapshot.runs,
+      { afterKey: state.afterKey, range, passes },
+      options.limit,
+    );
     batches.push(...project(page.rows, projection.read).batches);
     taken += page.rows.numRows;
     if (page.lastKey) state.afterKey = page.lastKey;
@@ -99,10 +125,9 @@ export async function scanRows(
   if (state.phase === 'base' && !baseDone && taken < options.limit) {
     const shadowed = overlayKeys(snapshot.runs);
     const codec = keyCodecFor(table.schema);
-    const where = rangePredicate(
-      keyColumns(table.schema),
-      range.from?.values ?? null,
-      range.to?.values ?? null,
+    const where = bothOf(
+      rangePredicate(keyColumns(table.schema), range.from?.values ?? null, range.to?.values ?? null),
+      options.filter?.where ?? null,
     );
     while (taken < options.limit && !baseDone) {
       const want = options.limit - taken;
@@ -132,6 +157,10 @@ export async function scanRows(
   return { rows, next: ended ? null : encodeScanCursor(state) };
 }
 
+function bothOf(a: string | null, b: string | null): string | null {
+  return a === null ? b : b === null ? a : `(${a}) AND (${b})`;
+}
+
 /** The cursor outlived the GC grace period, so the versions it pinned may be gone. */
 function expiredCursor(table: TableDef): SluiceError {
   return new SluiceError(
@@ -148,7 +177,11 @@ function expiredCursor(table: TableDef): SluiceError {
 function overlayPage(
   table: TableDef,
   runs: SortedRun[],
-  { afterKey, range }: { afterKey: string | null; range: KeyRange },
+  {
+    afterKey,
+    range,
+    passes,
+  }: { afterKey: string | null; range: KeyRange; passes: (r: number, i: number) => boolean },
   limit: number,
 ): { rows: Table; lastKey: string | null } {
   const after = afterKey === null ? null : new Uint8Array(Buffer.from(afterKey, 'hex'));
@@ -171,7 +204,7 @@ function overlayPage(
       break;
     }
     heap.skipKey(key);
-    if (!newest.run.isDelete(newest.at)) {
+    if (!newest.run.isDelete(newest.at) && passes(newest.rank, newest.at)) {
       refs.push({ batches: newest.run.batches, position: newest.run.position(newest.at) });
       lastKey = key;
     }

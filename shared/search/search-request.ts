@@ -28,6 +28,7 @@ export interface SearchInput {
   nprobes?: number;
   refineFactor?: number;
   withDistance?: boolean;
+  after?: string;
 }
 
 export interface VectorQuery {
@@ -58,6 +59,8 @@ export interface SearchRequest {
   columns: readonly string[] | null;
   /** Answer each row's `_distance` (vector) or `_score` (text). */
   withScore: boolean;
+  /** A filter alone is a scan: the `next` of its previous page. */
+  after: string | null;
 }
 
 function refuse(message: string, details: Record<string, unknown> = {}): SluiceError {
@@ -77,12 +80,17 @@ export function parseSearch(
   if (filter !== null && filter.length > MAX_FILTER_CHARS) {
     throw refuse(`the filter is ${filter.length} characters; send at most ${MAX_FILTER_CHARS}`);
   }
+  const query = queryOf(table, input, declared);
+  if (input.after !== undefined && query.kind !== 'filter') {
+    throw refuse('after pages a search by filter alone; a vector or text search answers its k best at once');
+  }
   return {
-    query: queryOf(table, input, declared),
+    query,
     k,
     filter,
     columns: input.columns ?? null,
     withScore: input.withDistance ?? true,
+    after: input.after ?? null,
   };
 }
 

@@ -28,6 +28,8 @@ export interface SearchDeps extends ReadDeps {
 export interface SearchAnswer {
   /** The rows, best first, in the columns asked for, then `_distance` or `_score` when asked. */
   rows: Table;
+  /** A search by filter alone is paged like a scan: the cursor of its next page, or null. */
+  next: string | null;
 }
 
 interface Candidate {
@@ -58,7 +60,7 @@ export async function searchRows(
       : searchBase(deps, table, snapshot.base.lanceVersion, request, columns, overlay.keys),
   ]);
   const ranked = rank(request, [...pending.flat(), ...base]).slice(0, request.k);
-  return { rows: answer(request, projection.out, ranked) };
+  return { rows: answer(request, projection.out, ranked), next: null };
 }
 
 /** Every key the overlay holds (hex), and per run the rows a newer run supersedes. */
@@ -177,11 +179,10 @@ function scoresOf(request: SearchRequest, batch: RecordBatch): ArrayLike<number>
   return batch.getChild(name)!.toArray() as Float32Array;
 }
 
-/** Nearest first, best score first; a filter alone keeps the pending rows ahead of the base's. */
+/** Nearest first (a distance), or best first (a score). */
 function rank(request: SearchRequest, candidates: Candidate[]): Candidate[] {
   if (request.query.kind === 'vector') return candidates.sort((a, b) => a.score - b.score);
-  if (request.query.kind === 'text') return candidates.sort((a, b) => b.score - a.score);
-  return candidates;
+  return candidates.sort((a, b) => b.score - a.score);
 }
 
 function answer(request: SearchRequest, out: Schema, ranked: readonly Candidate[]): Table {

@@ -5,6 +5,7 @@ import { type Lookup, lookupRow, lookupRows } from '../read/point-lookup.ts';
 import { countRows, type RowCount } from '../read/row-count.ts';
 import { type ScanPage, scanRows } from '../read/scan.ts';
 import { type TableStats, tableStats } from '../read/table-stats.ts';
+import { scanFilter } from '../search/filtered-scan.ts';
 import { type SearchAnswer, searchRows } from '../search/search.ts';
 import { parseSearch, type SearchInput } from '../search/search-request.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
@@ -39,20 +40,42 @@ export class Reads {
   }
 
   async scan(tableName: string, options: ScanRequest, signal?: AbortSignal): Promise<ScanPage> {
-    const cursorTtlMs = this.#parts.config.scheduler.gcGraceSeconds * 1000;
+    const cursorTtlMs = this.#cursorTtlMs();
     const table = await this.#parts.table(tableName);
     const { from, to, ...page } = options;
     const range = parseKeyRange(table, { from, to });
     return scanRows(this.#parts, table, { ...page, range, cursorTtlMs }, signal);
   }
 
-  /** Nearest neighbours, full text or a filter over the base and every pending row (shared/search/search.ts). */
+  /**
+   * Nearest neighbours or full text over the base and every pending row (shared/search/search.ts);
+   * a filter alone is a scan of the rows it passes, paged (shared/search/filtered-scan.ts).
+   */
   search(tableName: string, input: SearchInput, signal?: AbortSignal): Promise<SearchAnswer> {
     return this.#parts.whileLive(tableName, async (table) => {
       const request = parseSearch(table, input, await this.#parts.indexDeclarations.all(table, signal));
       if (request.filter !== null) await this.#parts.filterCheck.check(table, request.filter);
-      return searchRows(this.#parts, table, request, signal);
+      if (request.query.kind !== 'filter') return searchRows(this.#parts, table, request, signal);
+      const filter = request.filter === null ? undefined : scanFilter(this.#parts, table, request.filter);
+      const page = await scanRows(
+        this.#parts,
+        table,
+        {
+          limit: request.k,
+          after: request.after,
+          columns: request.columns,
+          cursorTtlMs: this.#cursorTtlMs(),
+          filter,
+        },
+        signal,
+      );
+      return { rows: page.rows, next: page.next };
     });
+  }
+
+  /** A scan cursor lives as long as the GC grace: its pinned versions may go after that. */
+  #cursorTtlMs(): number {
+    return this.#parts.config.scheduler.gcGraceSeconds * 1000;
   }
 
   async countRows(tableName: string, signal?: AbortSignal): Promise<RowCount> {

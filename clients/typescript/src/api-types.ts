@@ -726,6 +726,8 @@ export type components = {
     SearchResult: {
       /** @description Best first, at most k, the newest value per key and no deleted row; each with `_distance` (vector: smaller is nearer) or `_score` (text: larger is better) */
       rows: components['schemas']['Row'][];
+      /** @description A search by filter alone: the cursor of the next page (pass it as `after` with the same filter); absent on the last page */
+      next?: string;
     };
     SearchBody: {
       /** @description Nearest neighbours of this vector */
