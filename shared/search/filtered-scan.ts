@@ -18,7 +18,7 @@ export function scanFilter(deps: SearchDeps, table: TableDef, filter: string): S
     where: filter,
     prepare: async (snapshot) => {
       const passing = await Promise.all(
-        snapshot.runs.map((run, r) => passingRows(deps, table, snapshot, r, filter)),
+        snapshot.runs.map((_, r) => passingRows(deps, table, snapshot, r, filter)),
       );
       return (r, i) => passing[r]!.has(i);
     },
