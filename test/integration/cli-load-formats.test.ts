@@ -13,8 +13,8 @@ import { createTempDir, type TempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** Rows of the flights file loaded (a suite keeps its time), written in row groups of a quarter of that. */
-const PARQUET_ROWS = 100_000;
-const PARQUET_GROUP_ROWS = 25_000;
+const PARQUET_ROWS = 50_000;
+const PARQUET_GROUP_ROWS = 12_500;
 const CSV_ROWS = 50_000;
 const BAD_LINES = [1_234, 20_002, 49_999];
 const BATCH_ROWS = 1000;
@@ -232,4 +232,38 @@ describe('sluice load: Parquet, JSON arrays, gzip, standard input, and bad rows 
     expect(rows.map((r) => r.id)).toEqual([0, 1_231, 1_233, 49_998]);
     expect(missing).toEqual([1_232, 49_997]);
   }, 300_000);
+
+  it('--on-error skip sets aside a line that is not JSON or CSV too, in its place among the refused rows', async () => {
+    await client.createTable(rowsTable('mixed') as Parameters<SluiceClient['createTable']>[0]);
+    const jsonl = join(dir.path, 'mixed.jsonl');
+    await writeFile(
+      jsonl,
+      '{"id": 900, "name": "a"}\n{"id": 901, "name": \n{"id": 902, "name": "c", "score": "x"}\n{"id": 903, "name": "d"}\n',
+    );
+    const csv = join(dir.path, 'mixed.csv');
+    await writeFile(csv, 'id,name,score\n910,a,0.5\n911,b,0.5,extra\n912,c,0.5\n');
+    for (const [file, lines] of [
+      [
+        jsonl,
+        [
+          [2, 'MALFORMED'],
+          [3, 'INVALID_ROWS'],
+        ],
+      ],
+      [csv, [[3, 'MALFORMED']]],
+    ] as const) {
+      const rejects = `${file}.rejects.jsonl`;
+      const run = await runCli(['load', 'mixed', file, '--on-error', 'skip', '--no-progress'], env());
+      expect([file, run.code]).toEqual([file, 0]);
+      expect(run.stderr).toContain(`rejected ${lines.length} row`);
+      const written = (await readFile(rejects, 'utf8'))
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(written.map((r) => [r.line, r.code])).toEqual(lines.map(([line, code]) => [line, code]));
+    }
+    const { rows, missing } = await client.lookupMany('mixed', [900, 901, 902, 903, 910, 911, 912]);
+    expect(rows.map((r) => r.id)).toEqual([900, 903, 910, 912]);
+    expect(missing).toEqual([901, 902, 911]);
+  });
 });

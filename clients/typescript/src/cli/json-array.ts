@@ -1,7 +1,9 @@
 /**
  * The elements of a JSON array read as a stream, each parsed on its own: a file of millions
  * of rows is never held whole. The splitter only tracks strings and nesting to find the
- * commas between top-level elements; `JSON.parse` judges each element.
+ * commas between top-level elements; `JSON.parse` judges each element, and an element it
+ * refuses comes out as a JsonArrayError in its place (the array goes on after it). A file
+ * whose brackets do not pair is thrown: nothing after that point can be told apart.
  */
 import type { Readable } from 'node:stream';
 
@@ -30,7 +32,7 @@ export async function* jsonArrayElements(stream: Readable): AsyncGenerator<unkno
     try {
       return JSON.parse(text);
     } catch (err) {
-      throw new JsonArrayError(`not JSON: ${(err as Error).message}`, element);
+      return new JsonArrayError(`not JSON: ${(err as Error).message}`, element);
     }
   };
   for await (const chunk of stream as AsyncIterable<string>) {

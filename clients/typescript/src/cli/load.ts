@@ -79,7 +79,7 @@ export async function load(
   const resumed = previous?.loadId === loadId ? previous : null;
   let state: Checkpoint = resumed ?? { loadId, table, file, batchesDone: 0, rowsDone: 0, position: 0 };
   const limits = { ...DEFAULT_BATCH_LIMITS, maxRows: options.batchRows };
-  const source = readSource(file, format, description.schema.fields, limits);
+  const source = readSource(file, format, description.schema.fields, limits, options.onError === 'skip');
   const rejects =
     options.onError === 'skip'
       ? await RejectsFile.open(rejectsPath, file, source.unit, state.rejectsBytes ?? 0)

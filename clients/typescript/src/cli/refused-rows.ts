@@ -32,13 +32,20 @@ export interface BatchTarget {
 }
 
 export async function sendBatch(target: BatchTarget, batch: SourceBatch, key: string): Promise<SentBatch> {
+  const malformed = batch.malformed.map(({ place, malformed: reason, text }) => ({
+    place,
+    code: 'MALFORMED',
+    reason,
+    values: text,
+  }));
+  if (batch.rows === 0) return { replayed: false, rows: 0, rejects: malformed };
   const rejects: Reject[] = [];
   let current = batch;
   for (;;) {
     const attemptKey = rejects.length === 0 ? key : `${key}-without-${rejects.length}`;
     try {
       const { replayed } = await target.client.writeBatch(target.table, current, attemptKey);
-      return { replayed, rows: current.rows, rejects };
+      return { replayed, rows: current.rows, rejects: [...malformed, ...rejects] };
     } catch (err) {
       const row = refusedRow(err);
       if (row === null) throw located(err, target, current);
@@ -52,7 +59,7 @@ export async function sendBatch(target: BatchTarget, batch: SourceBatch, key: st
         reason,
         values: valuesOf(current.source, row),
       });
-      if (current.rows === 1) return { replayed: false, rows: 0, rejects };
+      if (current.rows === 1) return { replayed: false, rows: 0, rejects: [...malformed, ...rejects] };
       current = without(current, row);
     }
   }

@@ -13,7 +13,15 @@ import { arrowTables, type ColumnarSource, parquetTables } from './arrow-sources
 import type { Column } from './csv-values.ts';
 import { innerName, openInput } from './input.ts';
 import type { PlaceUnit } from './places.ts';
-import { csvRows, jsonArrayRows, jsonLines, type PlacedRow } from './text-rows.ts';
+import {
+  csvRows,
+  isMalformed,
+  jsonArrayRows,
+  jsonLines,
+  type MalformedLine,
+  type Placed,
+  type PlacedRow,
+} from './text-rows.ts';
 
 export const FILE_FORMATS = ['csv', 'jsonl', 'json', 'arrow', 'parquet'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
@@ -39,6 +47,8 @@ export interface SourceBatch extends Batch {
   /** Each row's place in the file, in the batch's order. */
   places: readonly number[];
   source: BatchRows;
+  /** Lines before and among its rows that were not rows (`skip` only): rejects from the start. */
+  malformed: readonly MalformedLine[];
 }
 
 export interface Source {
@@ -50,11 +60,13 @@ export function formatOf(path: string): FileFormat | null {
   return EXTENSIONS[extname(innerName(path)).toLowerCase()] ?? null;
 }
 
+/** `skip`: a malformed line is set aside in its batch (`malformed`) instead of ending the load. */
 export function readSource(
   path: string,
   format: FileFormat,
   columns: readonly Column[],
   limits: BatchLimits,
+  skip: boolean,
 ): Source {
   if (format === 'arrow' || format === 'parquet') {
     const tables = format === 'arrow' ? arrowTables(path, () => openInput(path)) : parquetTables(path);
@@ -63,46 +75,56 @@ export function readSource(
   const input = openInput(path);
   const rows =
     format === 'csv'
-      ? csvRows(path, input, columns)
+      ? csvRows(path, input, columns, skip)
       : format === 'jsonl'
-        ? jsonLines(path, input)
-        : jsonArrayRows(path, input);
+        ? jsonLines(path, input, skip)
+        : jsonArrayRows(path, input, skip);
   return { unit: format === 'json' ? 'row' : 'line', batches: rowBatches(rows, input.consumed, limits) };
 }
 
-/** Rows gathered into batches; a batch's size bound is checked on its encoded body. */
+/**
+ * Rows gathered into batches; a batch's size bound is checked on its encoded body. Malformed
+ * lines ride with the first batch cut after them (a batch of no rows at the end, if none is).
+ */
 async function* rowBatches(
-  rows: AsyncIterable<PlacedRow>,
+  items: AsyncIterable<Placed>,
   consumed: () => number,
   limits: BatchLimits,
 ): AsyncGenerator<SourceBatch> {
   let index = 0;
   let pending: PlacedRow[] = [];
+  let malformed: MalformedLine[] = [];
   const cut = function* (): Generator<SourceBatch> {
     const position = consumed();
     let at = 0;
-    for (const batch of jsonBatches(
-      pending.map((p) => p.row),
-      limits,
-    )) {
+    const rows = pending.map((p) => p.row);
+    const batches = rows.length === 0 ? [jsonBatchOfNone()] : jsonBatches(rows, limits);
+    for (const batch of batches) {
       const taken = pending.slice(at, at + batch.rows);
       at += batch.rows;
-      const places = taken.map((p) => p.place);
       yield {
         ...batch,
         index: index++,
         position,
-        places,
+        places: taken.map((p) => p.place),
         source: { kind: 'json', rows: taken.map((p) => p.row) },
+        malformed,
       };
+      malformed = [];
     }
     pending = [];
   };
-  for await (const item of rows) {
-    pending.push(item);
+  for await (const item of items) {
+    if (isMalformed(item)) malformed.push(item);
+    else pending.push(item);
     if (pending.length >= limits.maxRows) yield* cut();
   }
-  if (pending.length > 0) yield* cut();
+  if (pending.length > 0 || malformed.length > 0) yield* cut();
+}
+
+/** A batch that sends nothing: the malformed lines at the end of a file go in it. */
+function jsonBatchOfNone(): Batch {
+  return { rows: 0, body: new Uint8Array(), contentType: 'application/json' };
 }
 
 /**
@@ -126,6 +148,7 @@ async function* tableBatches(source: ColumnarSource, limits: BatchLimits): Async
         position: source.consumed(),
         places,
         source: { kind: 'arrow', table: slice },
+        malformed: [],
       };
     }
   };

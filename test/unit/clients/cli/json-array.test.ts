@@ -29,9 +29,15 @@ describe('a JSON array read as a stream', () => {
     expect(await elements([' [ \n', ' ] \n'])).toEqual([]);
   });
 
-  it('names the element that is not JSON, and a file that is not an array or does not close it', async () => {
-    await expect(elements(['[1, {"a": }]'])).rejects.toMatchObject({ element: 2, message: /^not JSON/ });
-    await expect(elements(['[1,]'])).rejects.toMatchObject({ element: 2, message: /^not JSON/ });
+  it('names the element that is not JSON, and a file that is not an array, does not close it or closes what it never opened', async () => {
+    // An element that is not JSON comes out in its place, and the array goes on after it.
+    const [one, bad, three] = await elements(['[1, {"a": }, 3]']);
+    expect([one, three]).toEqual([1, 3]);
+    expect(bad).toMatchObject({ element: 2, message: expect.stringMatching(/^not JSON/) });
+    expect((await elements(['[1,]']))[1]).toMatchObject({
+      element: 2,
+      message: expect.stringMatching(/^not JSON/),
+    });
     await expect(elements(['{"a": 1}'])).rejects.toMatchObject({ element: 0, message: /not a JSON array/ });
     await expect(elements(['[1,2'])).rejects.toMatchObject({ element: 2, message: /not closed/ });
     await expect(elements(['[1] 2'])).rejects.toMatchObject({ message: /more after the array/ });
