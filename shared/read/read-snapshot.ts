@@ -64,9 +64,16 @@ export interface ReadSnapshot {
   shards: ShardManifest[];
   /** The pending overlay, newest first. */
   runs: SortedRun[];
-  /** The object each run was read from (a WAL entry's or an L0 file's key), in the same order. */
-  sources: string[];
+  /** Where each run was read from, in the same order. */
+  sources: RunSource[];
   pin: SnapshotPin;
+}
+
+/** The object a run was read from: a WAL entry (no generation) or a committed L0 file. */
+export interface RunSource {
+  key: string;
+  shard: number;
+  generation: number | null;
 }
 
 /** Fresh snapshots tried before a read gives up on a table that keeps moving under it. */
@@ -147,7 +154,7 @@ async function shardRuns(
   watermark: number,
   pin: SnapshotPin['shards'][number] | undefined,
   signal?: AbortSignal,
-): Promise<{ manifest: ShardManifest; runs: SortedRun[]; sources: string[]; wal: number[] }> {
+): Promise<{ manifest: ShardManifest; runs: SortedRun[]; sources: RunSource[]; wal: number[] }> {
   const manifest = pin
     ? pin.manifest === 0
       ? emptyShardManifest(table.name, shard)
@@ -187,7 +194,10 @@ async function shardRuns(
   return {
     manifest,
     runs: [...tail.map((r) => r.run), ...l0Runs],
-    sources: [...tail.map((r) => r.source), ...unmerged.map((g) => g.path)],
+    sources: [
+      ...tail.map((r) => ({ key: r.source, shard, generation: null })),
+      ...unmerged.map((g) => ({ key: g.path, shard, generation: g.generation })),
+    ],
     wal,
   };
 }

@@ -33,7 +33,8 @@ async function passingRows(
   filter: string,
 ): Promise<Set<number>> {
   const run = snapshot.runs[r]!;
-  const held = await deps.pendingTables.of(snapshot.sources[r]!, run, table);
+  const { key, generation } = snapshot.sources[r]!;
+  const held = await deps.pendingTables.of(key, [{ run, generation }], table);
   try {
     if (held.table === null) return new Set();
     const request = {

@@ -1,15 +1,16 @@
 /**
  * The pending rows a search reads, as LanceDB tables in memory: one per sorted run (a WAL
- * entry or an L0 file, both immutable), holding the run's upserts in the table's schema and
- * `_sluice_row`, each row's index in the run. A search runs on them the very query it runs
- * on the base, so a filter, a metric and a full-text query mean the same on both sides.
- * Built on a run's first search and kept in an LRU bounded by `searchCacheBytes` (the
- * runs' Arrow bytes). A search holds the tables it reads until it ends: an evicted table is
+ * entry or an L0 file, both immutable), or one per block of L0 generations (search.ts),
+ * holding the runs' upserts in the table's schema, `_sluice_gen` (the generation, -1 for a
+ * WAL entry) and `_sluice_row` (the row's index in its run). A search runs on them the very
+ * query it runs on the base, so a filter, a metric and a full-text query mean the same on
+ * both sides. Built on first use and kept in an LRU bounded by `searchCacheBytes` (the
+ * Arrow bytes). A search holds the tables it reads until it ends: an evicted table is
  * dropped once no search holds it, and a run bigger than the whole budget is built for the
  * searches that ask at once and dropped after them. A full-text index is built on a run's
  * table the first time a search names its column.
  */
-import { Int32, Table, vectorFromArray } from 'apache-arrow';
+import { Float64, Int32, Table, vectorFromArray } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
 import { encodeIpcStream } from '../arrow/ipc.ts';
 import { type LanceTable, lanceArrowFromIPC, lanceDb } from '../base/lance-module.ts';
@@ -18,6 +19,13 @@ import type { SortedRun } from '../read/sorted-run.ts';
 import type { TableDef } from '../table/table-def.ts';
 
 export const ROW_COLUMN = '_sluice_row';
+export const GENERATION_COLUMN = '_sluice_gen';
+
+/** A run a pending table holds, and its generation (null for a WAL entry). */
+export interface PendingMember {
+  run: SortedRun;
+  generation: number | null;
+}
 
 export interface PendingTable {
   handle: LanceTable;
@@ -48,9 +56,12 @@ export class PendingTables {
     });
   }
 
-  /** The run's upserts as a table in memory (null when it holds only deletes), held until released. */
-  async of(source: string, run: SortedRun, def: TableDef): Promise<HeldTable> {
-    const entry = this.entryOf(source, run, def);
+  /**
+   * The members' upserts as a table in memory (null when they hold only deletes), held until
+   * released. `key` names exactly those members: the same key is always the same rows.
+   */
+  async of(key: string, members: readonly PendingMember[], def: TableDef): Promise<HeldTable> {
+    const entry = this.entryOf(key, members, def);
     entry.holders++;
     let released = false;
     const release = () => {
@@ -78,10 +89,10 @@ export class PendingTables {
     return built;
   }
 
-  private entryOf(source: string, run: SortedRun, def: TableDef): Entry {
+  private entryOf(source: string, members: readonly PendingMember[], def: TableDef): Entry {
     const cached = this.lru.get(source);
     if (cached) return cached;
-    const entry: Entry = { built: buildTable(run, def), holders: 0, dropped: false };
+    const entry: Entry = { built: buildTable(members, def), holders: 0, dropped: false };
     // Counted as one byte while it is built, then as its Arrow bytes; a failed build is forgotten.
     this.lru.set(source, entry);
     entry.built.then(
@@ -110,19 +121,28 @@ export class PendingTables {
 }
 
 async function buildTable(
-  run: SortedRun,
+  members: readonly PendingMember[],
   def: TableDef,
 ): Promise<{ table: PendingTable; bytes: number; close(): void } | null> {
   const refs: RowRef[] = [];
+  const generations: number[] = [];
   const rowIndexes: number[] = [];
-  for (let i = 0; i < run.size; i++) {
-    if (run.isDelete(i)) continue;
-    refs.push({ batches: run.batches, position: run.position(i) });
-    rowIndexes.push(i);
+  for (const { run, generation } of members) {
+    for (let i = 0; i < run.size; i++) {
+      if (run.isDelete(i)) continue;
+      refs.push({ batches: run.batches, position: run.position(i) });
+      generations.push(generation ?? -1);
+      rowIndexes.push(i);
+    }
   }
   if (refs.length === 0) return null;
   const rows = projectRows(def, refs);
-  const withRow = rows.assign(new Table({ [ROW_COLUMN]: vectorFromArray(rowIndexes, new Int32()) }));
+  const withRow = rows.assign(
+    new Table({
+      [GENERATION_COLUMN]: vectorFromArray(generations, new Float64()),
+      [ROW_COLUMN]: vectorFromArray(rowIndexes, new Int32()),
+    }),
+  );
   const bytes = encodeIpcStream(withRow);
   const db = await lanceDb().connect('memory://');
   const handle = await db.createTable('run', lanceArrowFromIPC(bytes));

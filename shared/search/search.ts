@@ -1,9 +1,10 @@
 /**
  * A search over the base and every pending row (docs/design.md, "Search"), on one
  * snapshot as reads take it: the base at its recorded Lance version, the committed L0
- * generations above the watermark and the WAL tail, newest first. Each pending run is
- * searched as a table in memory (pending-tables.ts) for k plus the rows a newer run
- * supersedes, and those are dropped; the base is searched for k at first, and for more,
+ * generations above the watermark and the WAL tail, newest first. The pending runs are
+ * searched as tables in memory (pending-tables.ts), one per run or per closed block of
+ * generations (pending-groups.ts), each for k plus the rows newer runs supersede, and those
+ * are dropped; the base is searched for k at first, and for more,
  * up to k plus every key the overlay holds, while superseded rows crowd out the k: so a
  * flat search is exact, and an indexed one misses only what its index misses. The
  * candidates are merged by distance (or score), newest value per key, no deleted row.
@@ -14,11 +15,12 @@ import { selectColumns } from '../arrow/select-columns.ts';
 import { takeRows } from '../arrow/take.ts';
 import { SluiceError } from '../errors.ts';
 import { projectionOf } from '../read/projection.ts';
-import { type ReadDeps, readSnapshot } from '../read/read-snapshot.ts';
+import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
 import type { SortedRun } from '../read/sorted-run.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
-import { type PendingTable, PendingTables, ROW_COLUMN } from './pending-tables.ts';
+import { type PendingGroup, pendingGroups } from './pending-groups.ts';
+import { GENERATION_COLUMN, PendingTables, ROW_COLUMN } from './pending-tables.ts';
 import type { SearchRequest } from './search-request.ts';
 
 export interface SearchDeps extends ReadDeps {
@@ -51,8 +53,8 @@ export async function searchRows(
   const columns = projection.read.fields.map((f) => f.name);
   const [pending, base] = await Promise.all([
     Promise.all(
-      snapshot.runs.map((run, r) =>
-        searchRun(deps, table, request, columns, snapshot.sources[r]!, run, overlay.shadowedRows[r]!),
+      pendingGroups(table.name, snapshot).map((group) =>
+        searchGroup(deps, table, request, columns, snapshot, group, overlay.shadowedRows),
       ),
     ),
     snapshot.base.lanceVersion === null
@@ -88,42 +90,45 @@ function hexKeysOf(run: SortedRun): string[] {
   return keys;
 }
 
-async function searchRun(
+/** A group of pending runs (pending-groups.ts), searched as one table for k plus what newer runs supersede. */
+async function searchGroup(
   deps: SearchDeps,
   table: TableDef,
   request: SearchRequest,
   columns: readonly string[],
-  source: string,
-  run: SortedRun,
-  shadowed: Set<number>,
+  snapshot: ReadSnapshot,
+  group: PendingGroup,
+  shadowedRows: readonly Set<number>[],
 ): Promise<Candidate[]> {
-  if (shadowed.size === run.size) return [];
-  const held = await deps.pendingTables.of(source, run, table);
+  const superseded = group.runs.reduce((sum, r) => sum + shadowedRows[r]!.size, 0);
+  const rows = group.runs.reduce((sum, r) => sum + snapshot.runs[r]!.size, 0);
+  if (superseded === rows) return [];
+  const members = group.runs.map((r) => ({
+    run: snapshot.runs[r]!,
+    generation: snapshot.sources[r]!.generation,
+  }));
+  const runOf = new Map(group.runs.map((r) => [snapshot.sources[r]!.generation ?? -1, r]));
+  const held = await deps.pendingTables.of(group.key, members, table);
   try {
-    return held.table === null ? [] : await searchPending(held.table, request, columns, shadowed);
+    if (held.table === null) return [];
+    if (request.query.kind === 'text') await PendingTables.fts(held.table, request.query.column);
+    const read = [...columns, GENERATION_COLUMN, ROW_COLUMN];
+    const batches = await runSearch(held.table.handle, request, read, request.k + superseded);
+    const candidates: Candidate[] = [];
+    for (const batch of batches) {
+      const generations = batch.getChild(GENERATION_COLUMN)!;
+      const indexes = batch.getChild(ROW_COLUMN)!;
+      const scores = scoresOf(request, batch);
+      for (let i = 0; i < batch.numRows; i++) {
+        const r = runOf.get(generations.get(i) as number)!;
+        if (!shadowedRows[r]!.has(indexes.get(i) as number))
+          candidates.push({ batch, row: i, score: scores[i]! });
+      }
+    }
+    return candidates;
   } finally {
     held.release();
   }
-}
-
-async function searchPending(
-  pending: PendingTable,
-  request: SearchRequest,
-  columns: readonly string[],
-  shadowed: Set<number>,
-): Promise<Candidate[]> {
-  if (request.query.kind === 'text') await PendingTables.fts(pending, request.query.column);
-  const limit = request.k + shadowed.size;
-  const batches = await runSearch(pending.handle, request, [...columns, ROW_COLUMN], limit);
-  const candidates: Candidate[] = [];
-  for (const batch of batches) {
-    const rows = batch.getChild(ROW_COLUMN)!;
-    const scores = scoresOf(request, batch);
-    for (let i = 0; i < batch.numRows; i++) {
-      if (!shadowed.has(rows.get(i) as number)) candidates.push({ batch, row: i, score: scores[i]! });
-    }
-  }
-  return candidates;
 }
 
 async function searchBase(

@@ -11,6 +11,8 @@ import { SluiceClient } from '../../clients/typescript/src/index.ts';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import type { SluiceError } from '../../shared/errors.ts';
+import { readSnapshot } from '../../shared/read/read-snapshot.ts';
+import { pendingGroups } from '../../shared/search/pending-groups.ts';
 import type { SearchInput } from '../../shared/search/search-request.ts';
 import type { Metric } from '../../shared/table/index-decl.ts';
 import { runCli } from '../support/cli-process.ts';
@@ -286,5 +288,50 @@ describe('search over the base and every pending row', () => {
       1,
       'sluice: search by one of --vector, --vector-file or --text\n',
     ]);
+  });
+
+  it('pending generations read in blocks stay exact as merges take part of a block', async () => {
+    const name = 'blocks';
+    await h.createTable({ ...table(name, []), shards: 1, settings: { maxGenerationsPerMerge: 3 } });
+    const random = seededRandom(21);
+    const model: Model = new Map();
+    // 21 generations: each writes 10 new ids, rewrites 3 older ones and deletes 2.
+    for (let g = 0; g < 21; g++) {
+      const rewritten = g === 0 ? [] : [0, 1, 2].map(() => Math.floor(random() * g * 10));
+      const rows = rowsOf(random, g * 10, g * 10 + 10, (id) => `gen ${g} row ${id}`);
+      for (const id of rewritten) rows.push(rowsOf(random, id, id + 1, () => `rewritten in ${g}`)[0]!);
+      const unique = [...new Map(rows.map((row) => [row.id, row])).values()];
+      await writeRows(h.sluice, name, unique);
+      for (const row of unique) model.set(row.id as number, row);
+      if (g > 0) {
+        const gone = [0, 1].map(() => Math.floor(random() * g * 10));
+        await h.sluice.writes.delete(name, gone);
+        for (const id of gone) model.delete(id);
+      }
+      await h.sluice.shards.seal(name, 0);
+      await h.sluice.shards.flush(name, 0);
+    }
+    const exact = async (step: string) => {
+      const snapshot = await readSnapshot(h.parts, await h.sluice.tables.describe(name), [0]);
+      const blocks = pendingGroups(name, snapshot).filter((g) => g.runs.length > 1);
+      expect(blocks.length, `${step}: closed blocks read as one table`).toBeGreaterThan(0);
+      for (let probe = 0; probe < 3; probe++) {
+        const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+        const { json } = await search(name, { vector, k: 15, filter: "category != 'c'" });
+        const want = bruteForce(model, 'l2', vector, 15, (row) => row.category !== 'c');
+        expect([step, json.map((r) => r.id)]).toEqual([step, want]);
+      }
+      const { rows } = await h.sluice.reads.search(name, { filter: 'id >= 0', k: 1000, columns: ['id'] });
+      expect([step, [...rows.getChild('id')!].map(Number).sort((a, b) => a - b)]).toEqual([
+        step,
+        [...model.keys()].sort((a, b) => a - b),
+      ]);
+    };
+    await exact('all 21 generations pending');
+    await h.sluice.tableWork.merge(name);
+    await exact('3 merged: the first block partly');
+    await h.sluice.tableWork.merge(name);
+    await h.sluice.tableWork.merge(name);
+    await exact('9 merged: the second block partly');
   });
 });
