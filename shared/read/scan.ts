@@ -11,7 +11,7 @@
  * `pendingRejectGenerations`) plus `limit` base rows, whatever the size of the base.
  */
 import { type RecordBatch, Table } from 'apache-arrow';
-import { compareBytes, keyCodecFor } from '../arrow/key-codec.ts';
+import { compareBytes, type KeyCodec, keyCodecFor } from '../arrow/key-codec.ts';
 import { keyColumns } from '../arrow/schema.ts';
 import { takeRows } from '../arrow/take.ts';
 import { rangePredicate } from '../base/key-predicate.ts';
@@ -23,7 +23,7 @@ import { projectRows, type RowRef } from './project-rows.ts';
 import { project, projectionOf } from './projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from './read-snapshot.ts';
 import { decodeScanCursor, encodeScanCursor, type ScanCursor } from './scan-cursor.ts';
-import { type SortedRun, seek } from './sorted-run.ts';
+import { hexKeysOf, type SortedRun, seek } from './sorted-run.ts';
 
 export interface ScanPage {
   rows: Table;
@@ -144,17 +144,24 @@ export async function scanRows(
       state.baseOffset += fetched;
       baseDone = fetched < want;
       for (const batch of rows) {
-        const keys = codec.encodeRows(batch);
-        const live = keys.flatMap((k, i) => (shadowed.has(Buffer.from(k).toString('hex')) ? [] : [i]));
-        if (live.length === 0) continue;
-        batches.push(live.length === batch.numRows ? batch : takeRows([batch], live));
-        taken += live.length;
+        const kept = withoutShadowed(batch, codec, shadowed);
+        if (kept.numRows === 0) continue;
+        batches.push(kept);
+        taken += kept.numRows;
       }
     }
   }
   const ended = state.phase === 'base' && baseDone;
   const rows = project(new Table(projection.read, batches), projection.out);
   return { rows, next: ended ? null : encodeScanCursor(state) };
+}
+
+/** The base rows the overlay does not supersede; with nothing pending, no key is encoded. */
+function withoutShadowed(batch: RecordBatch, codec: KeyCodec, shadowed: Set<string>): RecordBatch {
+  if (shadowed.size === 0) return batch;
+  const keys = codec.encodeRows(batch);
+  const live = keys.flatMap((k, i) => (shadowed.has(Buffer.from(k).toString('hex')) ? [] : [i]));
+  return live.length === batch.numRows ? batch : takeRows([batch], live);
 }
 
 function bothOf(a: string | null, b: string | null): string | null {
@@ -220,9 +227,7 @@ function overlayPage(
 /** Every key the overlay holds, live or deleted: the base's row for it is superseded. */
 function overlayKeys(runs: SortedRun[]): Set<string> {
   const keys = new Set<string>();
-  for (const run of runs) {
-    for (let i = 0; i < run.size; i++) keys.add(Buffer.from(run.key(i)).toString('hex'));
-  }
+  for (const run of runs) for (const key of hexKeysOf(run)) keys.add(key);
   return keys;
 }
 

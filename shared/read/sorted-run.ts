@@ -73,3 +73,15 @@ export function fileRun(table: Table): SortedRun {
     position: (i) => i,
   };
 }
+
+const hexKeys = new WeakMap<SortedRun, string[]>();
+
+/** A run's keys as hex strings (set members), kept with the run: runs are cached with their immutable object. */
+export function hexKeysOf(run: SortedRun): string[] {
+  let keys = hexKeys.get(run);
+  if (!keys) {
+    keys = Array.from({ length: run.size }, (_, i) => Buffer.from(run.key(i)).toString('hex'));
+    hexKeys.set(run, keys);
+  }
+  return keys;
+}

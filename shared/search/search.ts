@@ -16,7 +16,7 @@ import { takeRows } from '../arrow/take.ts';
 import { SluiceError } from '../errors.ts';
 import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
-import type { SortedRun } from '../read/sorted-run.ts';
+import { hexKeysOf, type SortedRun } from '../read/sorted-run.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
@@ -76,18 +76,6 @@ function overlayOf(runs: readonly SortedRun[]): { keys: Set<string>; shadowedRow
     return shadowed;
   });
   return { keys, shadowedRows };
-}
-
-const hexKeys = new WeakMap<SortedRun, string[]>();
-
-/** A run's keys as hex, kept with the run (runs are cached with their immutable object). */
-function hexKeysOf(run: SortedRun): string[] {
-  let keys = hexKeys.get(run);
-  if (!keys) {
-    keys = Array.from({ length: run.size }, (_, i) => Buffer.from(run.key(i)).toString('hex'));
-    hexKeys.set(run, keys);
-  }
-  return keys;
 }
 
 /** A group of pending runs (pending-groups.ts), searched as one table for k plus what newer runs supersede. */
