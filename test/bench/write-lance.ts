@@ -126,8 +126,9 @@ export function lanceStorageOptions(s3: LanceS3): Record<string, string> {
 
 /**
  * What Lance's MemWAL shard writer needs in the process environment, since it ignores the
- * storage options (/work/shared/REFERENCE.md, "Measured in round 3"): Rust object_store's
- * `AmazonS3Builder::from_env` names (path-style requests are its default).
+ * storage options (LanceDB 0.31; a connection's options reach its tables, not the MemWAL's
+ * writer): Rust object_store's `AmazonS3Builder::from_env` names (path-style requests are its
+ * default).
  */
 export function lanceS3Environment(s3: LanceS3): Record<string, string> {
   return {

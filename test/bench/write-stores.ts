@@ -43,8 +43,8 @@ export const S3_LATENCY: Record<S3Profile, { medianMs: number; sigma: number }> 
 
 /**
  * Request prices in dollars per 1,000, us-east-1: S3 Standard $0.005 per PUT, COPY, POST or
- * LIST and $0.0004 per GET (and HEAD); S3 Express One Zone $0.00113 and $0.00003 (the S3
- * FAQ's Express pricing example; both in /work/shared/REFERENCE.md, "Object storage").
+ * LIST and $0.0004 per GET (and HEAD); S3 Express One Zone $0.00113 and $0.00003 (AWS's S3
+ * pricing page, and the S3 FAQ's Express pricing example).
  * DELETE is free on both; Express's per-GB upload and retrieval charges are left out.
  */
 export const S3_PRICES = {
