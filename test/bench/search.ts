@@ -194,6 +194,8 @@ async function searchCase(
         vector: [...query],
         k: K,
         columns: ['id'],
+        nprobes: NPROBES,
+        refineFactor: REFINE,
       });
       return [...rows.getChild('id')!].map(Number);
     };
