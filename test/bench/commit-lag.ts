@@ -1,9 +1,12 @@
 /**
  * Ack → L0 commit lag of the write bench. At most one acked write per millisecond is
- * sampled; a poller reads the shard manifests every 25 ms (through a store of its own, so
- * its reads are not counted as the pipeline's) and a sample is committed once the WAL
- * cursor of every shard it wrote has passed its seq. The lag includes the table's
- * `sealDelayMs`. Settling also waits until every acked entry is in L0, so the store
+ * sampled; a poller reads the shard manifests 25 ms after its previous round ended (through
+ * a store of its own, so its reads are not counted as the pipeline's), every shard's at once,
+ * and a sample is committed when the read that saw the WAL cursor of every shard it wrote
+ * past its seq returned. The lag includes the table's `sealDelayMs`, and up to one round of
+ * the poller too: on S3 a round is a GET per manifest version and shard, each delayed by the
+ * endpoint, so `l0PollP50Ms`/`l0PollP99Ms` say how long rounds took (sleep included), the
+ * bound on what the poller added to a lag. Settling also waits until every acked entry is in L0, so the store
  * requests counted up to then are the whole write, seal and flush of the acked rows;
  * `caughtUp` waits the same way at the end of each slice and tells when that was: the end
  * of the slice's rows' way through the pipeline.
@@ -31,6 +34,8 @@ export class CommitLag {
   private readonly acked = new Map<number, number>();
   private readonly cursors = new Map<number, number>();
   private lastSampleAt = Number.NEGATIVE_INFINITY;
+  /** How long each poll round took, from the end of the previous one (the sleep included), in ms. */
+  private readonly rounds: number[] = [];
   private caughtUpAt: number | null = null;
   private running = true;
   private readonly polling: Promise<void>;
@@ -72,9 +77,12 @@ export class CommitLag {
     l0LagSamples: number;
     l0LagUnresolved: number;
     everyAckCommitted: boolean;
+    l0PollP50Ms: number;
+    l0PollP99Ms: number;
   }> {
     const caughtUpAt = await this.caughtUp();
     await this.stop();
+    const rounds = [...this.rounds].sort((a, b) => a - b);
     const lags = this.samples
       .filter((s) => s.committedAt !== null)
       .map((s) => s.committedAt! - s.ackAt)
@@ -86,6 +94,8 @@ export class CommitLag {
       l0LagSamples: this.samples.length,
       l0LagUnresolved: this.samples.length - lags.length,
       everyAckCommitted: caughtUpAt !== null,
+      l0PollP50Ms: round(percentile(rounds, 0.5), 1),
+      l0PollP99Ms: round(percentile(rounds, 0.99), 1),
     };
   }
 
@@ -101,29 +111,36 @@ export class CommitLag {
   }
 
   private async poll(): Promise<void> {
+    let roundStart = performance.now();
     while (this.running) {
       await sleep(LAG_POLL_MS);
-      for (const [shard, seq] of this.acked) {
-        const list = this.waiting.get(shard) ?? [];
-        if (list.length === 0 && (this.cursors.get(shard) ?? 0) >= seq) continue;
-        let cursor: number;
-        try {
-          cursor = await this.walCursor(shard);
-        } catch {
-          continue;
-        }
-        this.cursors.set(shard, cursor);
-        const now = performance.now();
-        // Entries offered while the manifest was read are in `list` too; none is lost.
-        const still = list.filter((entry) => {
-          if (entry.seq > cursor) return true;
-          if (--entry.sample.waiting === 0) entry.sample.committedAt = now;
-          return false;
-        });
-        this.waiting.set(shard, still);
-      }
-      if (this.allCommitted()) this.caughtUpAt ??= performance.now();
+      // Every shard at once: read one after another, a round on S3 took a GET's latency per shard.
+      await Promise.all([...this.acked].map(([shard, seq]) => this.pollShard(shard, seq)));
+      const now = performance.now();
+      this.rounds.push(now - roundStart);
+      roundStart = now;
+      if (this.allCommitted()) this.caughtUpAt ??= now;
       else this.caughtUpAt = null;
     }
+  }
+
+  private async pollShard(shard: number, seq: number): Promise<void> {
+    const list = this.waiting.get(shard) ?? [];
+    if (list.length === 0 && (this.cursors.get(shard) ?? 0) >= seq) return;
+    let cursor: number;
+    try {
+      cursor = await this.walCursor(shard);
+    } catch {
+      return;
+    }
+    this.cursors.set(shard, cursor);
+    const now = performance.now();
+    // Entries offered while the manifest was read are in the shard's list by now; none is lost.
+    const still = (this.waiting.get(shard) ?? []).filter((entry) => {
+      if (entry.seq > cursor) return true;
+      if (--entry.sample.waiting === 0) entry.sample.committedAt = now;
+      return false;
+    });
+    this.waiting.set(shard, still);
   }
 }
