@@ -55,9 +55,14 @@
  * as `rssBeforeMb`) and of the workers' process until every acked entry is in L0
  * (`workerPeakRssMb`, null inline); ack → L0 commit lag (commit-lag.ts) and the rows/s that
  * reached L0 (`l0RowsPerSec`: acked rows over the time from the case's start until all of
- * them were in L0). `freshness-…` cases run the same writers on the 16-writer local case of
- * the default shard count, paced at half of the peak the case's `-gc` line measured just
- * before: its acked rows/s, or its `l0RowsPerSec` where the flush fell behind the acks.
+ * them were in L0), with how long the lag poller's rounds took (`l0PollP50Ms`, `l0PollP99Ms`:
+ * a lag may hold up to one round of it). `freshness-…` cases run the same writers on the
+ * 16-writer local case of the default shard count and on the 16-writer S3 cases of 1 and 4
+ * shards (both batch sizes, both profiles), paced at half of the peak the case's `-gc` line
+ * measured just before: its acked rows/s, or its `l0RowsPerSec` where the flush fell behind
+ * the acks. An S3 freshness line adds issue 33's goal for it: `l0LagGoalMs`, the table's
+ * `sealDelayMs` + 5 × the profile's median latency (`endpointMedianMs`), `l0LagP99ToGoal`,
+ * and `l0LagGoalHolds` (p99 within it and every ack in L0).
  *
  * Every S3 line also carries `putsPerWrite`: WAL PUTs per acked write request, as the
  * server counted them in the system's WAL directories (`lancedb`, which has no WAL: every
@@ -73,7 +78,8 @@
  * machine-cpu.ts).
  *
  * Filter: `npm run bench -- write <regex>…` or BENCH_WRITE_CASES=<regex>,<regex>; a group
- * runs when its name or one of its Sluice cases matches any (`s3` picks every S3 case).
+ * runs when its name or one of its Sluice cases matches any (`s3` picks every S3 case, the
+ * freshness ones too; a freshness case is selected by `freshness-<group>`, without `-gc`).
  * BENCH_WRITE_SECONDS (2: the quick mode for development; 10 for figures to report) bounds
  * each case in time; BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the
  * systems; BENCH_WRITE_WORKERS (process | inline | paused) places the workers;
@@ -822,6 +828,7 @@ interface Group {
   /** The LanceDB baselines the group runs, if `lancedb` is among the systems. */
   lanceSystems: LanceSystem[];
   cases: SluiceCase[];
+  /** Whether its `freshness-` case runs: 16 writers, on the default shard count locally, on 1 and 4 shards on S3. */
   freshness: boolean;
 }
 
@@ -893,9 +900,8 @@ function selectGroups(): Group[] {
               .map((groupCommit) => ({ name: `${name}-${groupCommit ? 'gc' : 'nogc'}`, group, groupCommit }))
               .filter((c) => selected(c.name) || selected(name));
             group.freshness =
-              profile === 'local' &&
               writers === 16 &&
-              shards === DEFAULT_SHARDS &&
+              (profile === 'local' ? shards === DEFAULT_SHARDS : shards <= 4) &&
               selected(`freshness-${name}`);
             if (group.cases.length > 0 || group.freshness || selected(name)) groups.push(group);
           }
@@ -1065,12 +1071,13 @@ export async function* run(): AsyncIterable<BenchResult> {
             { name: `${group.name}-gc`, group, groupCommit: true },
             batches,
             redis.url,
-            null,
+            groupS3,
             log,
           ));
         const writesPerSecond = Math.max(1, Math.round(sustainedWritesPerSecond(peak) / 2));
         const c = { name: `freshness-${group.name}-gc`, group, groupCommit: true, writesPerSecond };
-        const result = compared(await runSluice(c, batches, redis.url, null, log), group, baselines);
+        const run = compared(await runSluice(c, batches, redis.url, groupS3, log), group, baselines);
+        const result = { ...run, ...freshnessGoal(run, group) };
         report(result);
         yield result;
       }
@@ -1107,6 +1114,23 @@ function sustainedWritesPerSecond(peak: BenchResult): number {
   return Math.min(ackRate, l0RowsPerSec / (peak.batchRows as number));
 }
 
+/**
+ * Issue 33's freshness goal on S3: ack → L0 p99 ≤ the table's `sealDelayMs` + 5 × the
+ * endpoint's median request latency, at half of peak throughput. Local lines get none.
+ */
+function freshnessGoal(r: BenchResult, group: Group) {
+  if (group.profile === 'local') return {};
+  const endpointMedianMs = S3_LATENCY[group.profile].medianMs;
+  const goalMs = (r.sealDelayMs as number) + 5 * endpointMedianMs;
+  const p99 = r.l0LagP99Ms as number;
+  return {
+    endpointMedianMs,
+    l0LagGoalMs: goalMs,
+    l0LagP99ToGoal: round(p99 / goalMs, 2),
+    l0LagGoalHolds: r.everyAckCommitted === true && p99 <= goalMs,
+  };
+}
+
 function report(r: BenchResult): void {
   const lag =
     r.l0LagP99Ms === undefined
@@ -1115,8 +1139,12 @@ function report(r: BenchResult): void {
   const ratio =
     r.ratioToFloor === undefined ? '' : `, ×${r.ratioToFloor} floor rows/s, p50 ×${r.p50ToFloorP50}`;
   const puts = r.putsPerWrite === undefined ? '' : `, ${r.putsPerWrite} WAL PUTs per write`;
+  const goal =
+    r.l0LagGoalMs === undefined
+      ? ''
+      : `, L0 lag goal ${r.l0LagGoalMs} ms ${r.l0LagGoalHolds ? 'holds' : 'missed'}`;
   progress(
     `write ${r.case} ${r.system}: ${Number(r.rowsPerSec).toLocaleString('en-US')} rows/s, ` +
-      `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${lag}${ratio}${puts}`,
+      `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${lag}${ratio}${puts}${goal}`,
   );
 }
