@@ -35,11 +35,17 @@ export async function spawnServer(options: ServerOptions): Promise<ServerProcess
     SLUICE_LOG_PRETTY: 'false',
     ...options.env,
   });
-  const ready = await server.waitForLine(
-    (line) => line.msg === 'sluice ready' && typeof line.url === 'string',
-    'the server to be ready',
-    30_000,
-  );
+  // A server that never says it is ready is stopped, not left running past its caller.
+  const ready = await server
+    .waitForLine(
+      (line) => line.msg === 'sluice ready' && typeof line.url === 'string',
+      'the server to be ready',
+      30_000,
+    )
+    .catch(async (err: unknown) => {
+      await server.stop();
+      throw err;
+    });
   return Object.assign(server, { url: ready.url as string });
 }
 
