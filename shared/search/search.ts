@@ -4,10 +4,10 @@
  * generations above the watermark and the WAL tail, newest first. The pending runs are
  * searched as tables in memory (pending-tables.ts), one per run or per closed block of
  * generations (pending-groups.ts), each for k plus the rows newer runs supersede, and those
- * are dropped; the base is searched for k at first, and for more,
- * up to k plus every key the overlay holds, while superseded rows crowd out the k: so a
- * flat search is exact, and an indexed one misses only what its index misses. The
- * candidates are merged by distance (or score), newest value per key, no deleted row.
+ * are dropped; the base is searched for k at first, and for more, up to k plus every key the
+ * overlay holds, while superseded rows crowd out the k: so a flat search is exact, and an
+ * indexed one misses only what its index misses. The candidates are merged by distance (or
+ * score), newest value per key, no deleted row.
  */
 import { Float32, type RecordBatch, type Schema, Table, vectorFromArray } from 'apache-arrow';
 import { keyCodecFor } from '../arrow/key-codec.ts';
