@@ -20,10 +20,16 @@ export function datasetLocation(config: Pick<Config, 'storeUrl' | 's3'>, table: 
   const location = parseStoreUrl(config.storeUrl);
   const dir = tablePrefix(table).replace(/\/$/, '');
   if (location.kind === 'file') return { uri: `${location.root}/${dir}`, storageOptions: {} };
-  return { uri: `s3://${location.bucket}/${location.prefix}${dir}`, storageOptions: s3Options(config.s3) };
+  return {
+    uri: `s3://${location.bucket}/${location.prefix}${dir}`,
+    storageOptions: lanceS3Options(config.s3),
+  };
 }
 
-function s3Options(s3: Config['s3']): Record<string, string> {
+/** LanceDB's storage options for an S3 bucket or an S3-compatible endpoint. */
+export function lanceS3Options(
+  s3: Pick<Config['s3'], 'endpoint' | 'region' | 'forcePathStyle' | 'accessKeyId' | 'secretAccessKey'>,
+): Record<string, string> {
   const options: Record<string, string> = { region: s3.region };
   if (s3.endpoint) {
     options.endpoint = s3.endpoint;

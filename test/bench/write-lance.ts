@@ -27,6 +27,7 @@ import { encodeIpcStream } from '../../shared/arrow/ipc.ts';
 import { type JsonRow, jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
 import { keyCodecFor } from '../../shared/arrow/key-codec.ts';
 import { parseTableSchema, schemaToJSON, type TableSchema } from '../../shared/arrow/schema.ts';
+import { lanceS3Options } from '../../shared/base/dataset-location.ts';
 import { shardOf } from '../../shared/table/shard-routing.ts';
 import { benchDir, emptyBenchDir } from './bench-dirs.ts';
 import { type Arrivals, type Drive, Driver } from './write-drive.ts';
@@ -112,16 +113,9 @@ export interface LanceS3 {
   secretAccessKey: string;
 }
 
-/** Storage options for a LanceDB connection to an S3-compatible endpoint, path-style. */
+/** Storage options for a LanceDB connection to an S3-compatible endpoint, path-style, as the base's are. */
 export function lanceStorageOptions(s3: LanceS3): Record<string, string> {
-  return {
-    endpoint: s3.endpoint,
-    allow_http: String(s3.endpoint.startsWith('http://')),
-    region: s3.region,
-    aws_access_key_id: s3.accessKeyId,
-    aws_secret_access_key: s3.secretAccessKey,
-    virtual_hosted_style_request: 'false',
-  };
+  return lanceS3Options({ ...s3, forcePathStyle: true });
 }
 
 /**
