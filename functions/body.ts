@@ -62,7 +62,7 @@ const ROWS_BODY =
 const KEYS_BODY =
   '{"keys":[…]} (each key the value of a one-column primary key, or an array in primary-key order)';
 const CREATE_BODY =
-  '{"name":…,"schema":{"fields":[{"name":…,"type":…},…]},"primaryKey":[…]} with optional "shards" and "settings"';
+  '{"name":…,"schema":{"fields":[{"name":…,"type":…},…]},"primaryKey":[…]} with optional "shards" and "settings" (no "primaryKey", or [], for an append-only table)';
 const DRAIN_BODY = '{"drain": true} or {"drain": false}';
 const INDEX_BODY =
   '{"column":…,"type":"btree"|"bitmap"|"ivf_pq"|"ivf_hnsw_sq"|"fts"} with optional "metric" and "params"';

@@ -24,6 +24,8 @@ const CODES = {
   FORBIDDEN: { status: 403, retryable: false },
   TABLE_NOT_FOUND: { status: 404, retryable: false },
   KEY_NOT_FOUND: { status: 404, retryable: false },
+  /** A lookup, delete or key range on an append-only table: its rows have no key. */
+  TABLE_HAS_NO_KEY: { status: 404, retryable: false },
   JOB_NOT_FOUND: { status: 404, retryable: false },
   SHARD_NOT_FOUND: { status: 404, retryable: false },
   ROUTE_NOT_FOUND: { status: 404, retryable: false },

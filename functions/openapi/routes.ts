@@ -332,7 +332,7 @@ export const API_ROUTES: RouteConfig[] = [
       body: { required: true, content: { 'application/json': { schema: KeysBodySchema } } },
     },
     ok: { 200: json('Acked: durable in the WAL', AckSchema, replayed) },
-    codes: [...WRITE_CODES, 'INVALID_KEY'],
+    codes: [...WRITE_CODES, 'INVALID_KEY', 'TABLE_HAS_NO_KEY'],
   }),
   route({
     method: 'get',
@@ -355,7 +355,14 @@ export const API_ROUTES: RouteConfig[] = [
         },
       },
     },
-    codes: [...READ_CODES, 'INVALID_KEY', 'INVALID_CURSOR', 'CURSOR_EXPIRED', 'KEY_NOT_FOUND'],
+    codes: [
+      ...READ_CODES,
+      'INVALID_KEY',
+      'INVALID_CURSOR',
+      'CURSOR_EXPIRED',
+      'KEY_NOT_FOUND',
+      'TABLE_HAS_NO_KEY',
+    ],
   }),
   route({
     method: 'post',
@@ -375,7 +382,14 @@ export const API_ROUTES: RouteConfig[] = [
         content: { 'application/json': { schema: LookupManySchema }, [ARROW_STREAM]: arrowBody },
       },
     },
-    codes: [...READ_CODES, 'INVALID_KEY', 'PAYLOAD_TOO_LARGE', 'TOO_MANY_ROWS', 'UNSUPPORTED_MEDIA_TYPE'],
+    codes: [
+      ...READ_CODES,
+      'INVALID_KEY',
+      'TABLE_HAS_NO_KEY',
+      'PAYLOAD_TOO_LARGE',
+      'TOO_MANY_ROWS',
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
   }),
   route({
     method: 'post',

@@ -66,7 +66,9 @@ const settingsShape = Object.fromEntries(
 export const TableSettingsSchemaWire = z.object(settingsShape).strict().openapi('TableSettings');
 
 const fieldsRefusal = { error: 'schema.fields must be a non-empty array' };
-const primaryKeyRefusal = { error: 'primaryKey must be a non-empty array of column names' };
+const primaryKeyRefusal = {
+  error: 'primaryKey must be an array of column names, or [] for an append-only table',
+};
 const shardsRefusal = { error: `shards must be an integer from 1 to ${MAX_SHARDS}` };
 
 /** The envelope of a table definition; its columns, key and settings are checked by the domain. */
@@ -77,10 +79,10 @@ export const CreateTableSchema = z
       { fields: z.array(FieldSchema, fieldsRefusal).min(1, fieldsRefusal) },
       { error: 'schema must be an object {"fields":[…]}' },
     ),
-    primaryKey: z
-      .array(z.string(), primaryKeyRefusal)
-      .min(1, primaryKeyRefusal)
-      .openapi({ description: 'Key columns: int32, int64 or utf8.' }),
+    primaryKey: z.array(z.string(), primaryKeyRefusal).optional().openapi({
+      description:
+        'Key columns: int32, int64 or utf8. Omitted or [] makes an append-only table: every row is kept, none is looked up or deleted by key.',
+    }),
     shards: z
       .number(shardsRefusal)
       .int(shardsRefusal)

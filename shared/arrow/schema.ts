@@ -113,9 +113,11 @@ function parseField(input: unknown, index: number, seen: Map<string, string>): R
   return { name, type: parsed.type, nullable };
 }
 
+/** An omitted or empty primary key makes an append-only table (docs/design.md, "Append-only tables"). */
 function parsePrimaryKey(input: unknown, byName: ReadonlyMap<string, RawField>): string[] {
-  if (!Array.isArray(input) || input.length === 0) {
-    throw schemaError(null, 'primaryKey must be a non-empty array of column names');
+  if (input === undefined) return [];
+  if (!Array.isArray(input)) {
+    throw schemaError(null, 'primaryKey must be an array of column names, or [] for an append-only table');
   }
   const names: string[] = [];
   for (const [index, name] of input.entries()) {

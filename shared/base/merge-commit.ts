@@ -9,14 +9,14 @@
 import type { Table } from 'apache-arrow';
 import type { KeyValue } from '../arrow/key-codec.ts';
 import { keyColumns } from '../arrow/schema.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import type { BaseDatasets } from './base-datasets.ts';
 import { keysPredicates } from './key-predicate.ts';
 import type { LanceCommit } from './lance-commits.ts';
 import { type LanceTable, toLanceArrow } from './lance-module.ts';
 
 export interface BaseChange {
-  /** Rows in the table's own schema, one per key. */
+  /** Rows in the table's own schema: one per key, or on an append-only table every row to add. */
   upserts: Table;
   /** Keys to remove, none of them among the upserts. */
   deletes: KeyValue[][];
@@ -60,7 +60,9 @@ export async function prepareBase(
 
 /**
  * Commits `change` on the prepared version: the deletes (a delete filtered on the key,
- * which Lance answers from the key index, one per bounded filter), then the upserts (a `mergeInsert` on the key).
+ * which Lance answers from the key index, one per bounded filter), then the upserts (a
+ * `mergeInsert` on the key; on an append-only table an `add`, which is exact only because the
+ * prepared version holds the recorded content and no earlier attempt's rows).
  * Two commits, not `mergeInsert`'s own `whenNotMatchedBySourceDelete`: that one joins the
  * whole base to find rows missing from the source, so its cost grows with the base
  * (docs/base-table.md, "The merge watermark"). Clean when each landed right on the one
@@ -80,13 +82,18 @@ export async function commitChange(
     on = version;
   }
   if (change.upserts.numRows > 0) {
-    const { version } = await prepared.handle
-      .mergeInsert([...table.schema.primaryKey])
-      .whenMatchedUpdateAll()
-      .whenNotMatchedInsertAll()
-      .execute(toLanceArrow(change.upserts));
+    const { version } = await commitRows(table, prepared.handle, change.upserts);
     clean &&= version === on + 1;
     on = version;
   }
   return { version: on, clean };
+}
+
+function commitRows(table: TableDef, handle: LanceTable, rows: Table): Promise<{ version: number }> {
+  if (isAppendOnly(table)) return handle.add(toLanceArrow(rows));
+  return handle
+    .mergeInsert([...table.schema.primaryKey])
+    .whenMatchedUpdateAll()
+    .whenNotMatchedInsertAll()
+    .execute(toLanceArrow(rows));
 }

@@ -7,9 +7,7 @@
  * ahead; it is built and written only in its own turn.
  */
 
-import type { Table } from 'apache-arrow';
 import pLimit from 'p-limit';
-import { keyCodecFor } from '../arrow/key-codec.ts';
 import { SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
@@ -22,6 +20,7 @@ import { decodeWalEntry, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { commitGeneration, isCommitted } from './manifest-transitions.ts';
 import { buildRunFile, type RunFile } from './run-file.ts';
+import { runKeyingFor, type WalRows } from './run-keys.ts';
 import type { SealedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
 export interface FlushDeps {
@@ -100,7 +99,7 @@ interface ShardFlush {
 interface ReadAhead {
   generation: SealedGeneration;
   /** Null when the read failed: the generation reads its range again in its own turn. */
-  tables: Promise<Table[] | null>;
+  tables: Promise<WalRows[] | null>;
   /** Stops the reads of a read ahead that its generation's turn does not take. */
   drop(): void;
 }
@@ -206,17 +205,17 @@ async function buildGeneration(run: ShardFlush, generation: SealedGeneration, tu
   turn.readAhead = null;
   const tables =
     (await readAhead?.tables) ?? (await readWalRange(deps.store, table.name, shard, generation, signal));
-  return buildRunFile(keyCodecFor(table.schema), walSchema(table.schema), tables);
+  return buildRunFile(runKeyingFor(table, shard), walSchema(table.schema), tables);
 }
 
-/** The row tables of a sealed WAL range, in seq order. A missing entry is lost data: fail-stop. */
+/** The row entries of a sealed WAL range, in seq order (holes left out). A missing entry is lost data: fail-stop. */
 export async function readWalRange(
   store: ObjectStore,
   table: string,
   shard: number,
   range: { walFrom: number; walTo: number },
   signal?: AbortSignal,
-): Promise<Table[]> {
+): Promise<WalRows[]> {
   const limit = pLimit(WAL_READ_CONCURRENCY);
   const seqs = Array.from({ length: range.walTo - range.walFrom + 1 }, (_, i) => range.walFrom + i);
   const entries = await Promise.all(
@@ -230,5 +229,7 @@ export async function readWalRange(
       }),
     ),
   );
-  return entries.flatMap((entry) => (entry.kind === 'rows' ? [entry.table] : []));
+  return entries.flatMap((entry, i) =>
+    entry.kind === 'rows' ? [{ seq: seqs[i]!, table: entry.table }] : [],
+  );
 }

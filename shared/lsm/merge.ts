@@ -16,7 +16,7 @@ import type { LanceCommit } from '../base/lance-commits.ts';
 import { type BaseChange, commitChange, prepareBase } from '../base/merge-commit.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { OP_DELETE, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { type Backlog, backlogOf } from './backlog.ts';
@@ -199,16 +199,28 @@ async function readGenerations(store: ObjectStore, plan: MergePlan, options: Mer
   return tables;
 }
 
-/** The newest write per key across `inputs` (oldest first), split into upserts and deletes. */
+/**
+ * The newest write per key across `inputs` (oldest first), split into upserts and deletes;
+ * on an append-only table every row, to add.
+ */
 export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
   const codec = keyCodecFor(table.schema);
   const wal = walSchema(table.schema);
   const batches: RecordBatch[] = inputs.flatMap((t) => t.batches).map((b) => selectColumns(wal, b));
+  const schema = toArrowSchema(table.schema);
+  if (isAppendOnly(table)) {
+    return {
+      upserts: new Table(
+        schema,
+        batches.map((b) => selectColumns(schema, b)),
+      ),
+      deletes: [],
+    };
+  }
   const keys = codec.encodeRowsPacked(batches);
   const ops = opsOf(batches);
   const newest = lastWritePerKey(keys);
   const kept = newest.filter((i) => ops[i] !== OP_DELETE);
-  const schema = toArrowSchema(table.schema);
   // Every row a distinct key and none deleted (a bulk load of new keys): the rows as they are,
   // in any order, are the upserts, and gathering them would only copy them.
   const everyRow = kept.length === ops.length;

@@ -1,15 +1,16 @@
 /**
  * A sorted-run file — the format of L0 files: rows sorted by encoded primary key, the last
  * write per key only (a delete stays as a tombstone, so it still hides older values), plus
- * the encoded key itself in `_sluice_key`, which makes a lookup a binary search. The bytes are a pure
- * function of the input rows, so a retried flush rewrites the same artifact (I13).
+ * the encoded key itself in `_sluice_key`, which makes a lookup a binary search. An
+ * append-only table's run keeps every row under its row id (`run-keys.ts`). The bytes are a
+ * pure function of the input entries, so a retried flush rewrites the same artifact (I13).
  */
 import { Binary, Field, makeData, RecordBatch, Schema, Struct, Table, tableToIPC } from 'apache-arrow';
-import { type KeyCodec, keyAt, type PackedKeys } from '../arrow/key-codec.ts';
+import { keyAt, type PackedKeys } from '../arrow/key-codec.ts';
 import { selectColumns } from '../arrow/select-columns.ts';
 import { takeRows } from '../arrow/take.ts';
 import { OP_COLUMN, OP_DELETE } from '../wal/wal-entry.ts';
-import { lastWritePerKey } from './last-write-per-key.ts';
+import type { RunKeying, WalRows } from './run-keys.ts';
 
 export const KEY_COLUMN = '_sluice_key';
 
@@ -23,16 +24,13 @@ export interface RunFile {
 }
 
 /**
- * Builds a run file from rows in age order (oldest first: WAL entries by seq); any columns
+ * Builds a run file from WAL entries in age order (oldest first: by seq); any columns
  * beyond `walSchema` are ignored.
  */
-export function buildRunFile(codec: KeyCodec, walSchema: Schema, input: Array<Table | RecordBatch>): RunFile {
-  const batches = input
-    .flatMap((t) => ('batches' in t ? t.batches : [t]))
-    .map((b) => selectColumns(walSchema, b));
-  const keys = codec.encodeRowsPacked(batches);
+export function buildRunFile(keying: RunKeying, walSchema: Schema, entries: readonly WalRows[]): RunFile {
+  const batches = entries.flatMap((e) => e.table.batches).map((b) => selectColumns(walSchema, b));
+  const { keys, order } = keying(batches, entries);
   const ops = opsOf(batches);
-  const order = lastWritePerKey(keys);
   const schema = runSchema(walSchema);
   if (order.length === 0) {
     return {

@@ -5,7 +5,7 @@
  */
 import { compareBytes, type KeyValue, keyCodecFor } from '../arrow/key-codec.ts';
 import { SluiceError } from '../errors.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { assertHasKey, type TableDef } from '../table/table-def.ts';
 
 export interface KeyBound {
   values: KeyValue[];
@@ -20,6 +20,8 @@ export interface KeyRange {
 export const FULL_RANGE: KeyRange = { from: null, to: null };
 
 export function parseKeyRange(table: TableDef, input: { from?: unknown; to?: unknown }): KeyRange {
+  if (input.from === undefined && input.to === undefined) return FULL_RANGE;
+  assertHasKey(table, 'a key range');
   const codec = keyCodecFor(table.schema);
   const bound = (value: unknown): KeyBound | null => {
     if (value === undefined) return null;

@@ -9,7 +9,7 @@ import { type KeyValue, keyCodecFor } from '../arrow/key-codec.ts';
 import { takeRows } from '../arrow/take.ts';
 import { lookupBase } from '../base/pinned-read.ts';
 import { shardOf } from '../table/shard-routing.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { assertHasKey, type TableDef } from '../table/table-def.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { project, projectionOf } from './projection.ts';
 import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
@@ -39,6 +39,7 @@ export async function lookupRows(
   keyInputs: readonly unknown[],
   { columns, signal }: { columns?: readonly string[] | null; signal?: AbortSignal } = {},
 ): Promise<Lookup> {
+  assertHasKey(table, 'a lookup');
   const codec = keyCodecFor(table.schema);
   const projection = projectionOf(table, columns);
   const asked = new Map<string, { input: unknown; values: KeyValue[]; key: Uint8Array }>();

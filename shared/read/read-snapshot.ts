@@ -12,7 +12,6 @@
  * read, and per shard the WAL entries it listed, are read again exactly, so every page of
  * a scan sees the same overlay and base.
  */
-import { keyCodecFor } from '../arrow/key-codec.ts';
 import type { BaseDatasets } from '../base/base-datasets.ts';
 import { SluiceError } from '../errors.ts';
 import {
@@ -21,6 +20,7 @@ import {
   emptyBaseManifest,
   mergedThrough,
 } from '../lsm/base-manifest.ts';
+import { runKeyingFor } from '../lsm/run-keys.ts';
 import {
   committedAbove,
   emptyShardManifest,
@@ -178,14 +178,14 @@ async function shardRuns(
   const wal = pin
     ? pin.wal
     : (await listWalAfter(deps.store, table.name, shard, manifest.walCursor, signal)).map((e) => e.seq);
-  const codec = keyCodecFor(table.schema);
+  const keying = runKeyingFor(table, shard);
   const walRuns = await Promise.all(
     wal.map(async (seq) => {
       const source = walKey(table.name, shard, seq);
       const cached = await required(deps.cache, source, signal);
       return isHole(cached.table)
         ? null
-        : { source, run: derived(cached, 'run', () => walRun(codec, cached.table)) };
+        : { source, run: derived(cached, 'run', () => walRun(keying, { seq, table: cached.table })) };
     }),
   );
   const unmerged = [...committedAbove(manifest, watermark)].reverse();

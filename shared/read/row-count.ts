@@ -1,14 +1,14 @@
 /**
  * The live row count of a table at one snapshot: the base's live rows, less the base keys
  * the pending overlay supersedes (by a newer value or a delete), plus the overlay's live
- * keys. Exact, and its cost is the overlay (bounded by `pendingRejectGenerations`) and one
+ * keys (on an append-only table, its rows: each has an id of its own). Exact, and its cost is the overlay (bounded by `pendingRejectGenerations`) and one
  * key-only base lookup per chunk of overlay keys, not the size of the base.
  */
 import { Schema } from 'apache-arrow';
 import { type KeyValue, keyCodecFor } from '../arrow/key-codec.ts';
 import { toArrowSchema } from '../arrow/schema.ts';
 import { countBase, lookupBase } from '../base/pinned-read.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
 
 /** Keys per base lookup: a filter of this many literals stays a quick index search. */
@@ -40,6 +40,8 @@ export async function countRows(deps: ReadDeps, table: TableDef, signal?: AbortS
   const version = snapshot.base.lanceVersion;
   if (version === null) return { rows: live, baseRows: 0, pendingKeys: newest.size };
   const baseRows = await countBase(deps.datasets, table, version);
+  // An append-only table's pending rows are new rows: none supersedes a base row.
+  if (isAppendOnly(table)) return { rows: baseRows + live, baseRows, pendingKeys: newest.size };
   const keys: KeyValue[][] = [...newest.values()].map((k) => codec.decode(k.key));
   const keySchema = new Schema(
     toArrowSchema(table.schema).fields.filter((f) => table.schema.primaryKey.includes(f.name)),

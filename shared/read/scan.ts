@@ -17,7 +17,7 @@ import { takeRows } from '../arrow/take.ts';
 import { rangePredicate } from '../base/key-predicate.ts';
 import { scanBase } from '../base/pinned-read.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { FULL_RANGE, type KeyRange, rangeId } from './key-range.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { project, projectionOf } from './projection.ts';
@@ -123,7 +123,8 @@ export async function scanRows(
   }
   let baseDone = snapshot.base.lanceVersion === null;
   if (state.phase === 'base' && !baseDone && taken < options.limit) {
-    const shadowed = overlayKeys(snapshot.runs);
+    // An append-only table's pending rows are new rows: none of them replaces a base row.
+    const shadowed = isAppendOnly(table) ? new Set<string>() : overlayKeys(snapshot.runs);
     const codec = keyCodecFor(table.schema);
     const where = bothOf(
       rangePredicate(keyColumns(table.schema), range.from?.values ?? null, range.to?.values ?? null),

@@ -4,9 +4,9 @@
  * first, so the first run that has a key holds its newest value.
  */
 import type { RecordBatch, Table } from 'apache-arrow';
-import { compareBytes, type KeyCodec, keyAt } from '../arrow/key-codec.ts';
-import { lastWritePerKey } from '../lsm/last-write-per-key.ts';
+import { compareBytes, keyAt } from '../arrow/key-codec.ts';
 import { KEY_COLUMN, opsOf } from '../lsm/run-file.ts';
+import type { RunKeying, WalRows } from '../lsm/run-keys.ts';
 import { OP_DELETE } from '../wal/wal-entry.ts';
 
 export interface SortedRun {
@@ -36,11 +36,10 @@ export function find(run: SortedRun, key: Uint8Array): number | null {
   return i < run.size && compareBytes(run.key(i), key) === 0 ? i : null;
 }
 
-/** A WAL entry's rows as a run: sorted and reduced to the last write per key. */
-export function walRun(codec: KeyCodec, table: Table): SortedRun {
-  const batches = table.batches;
-  const keys = codec.encodeRowsPacked(batches);
-  const order = lastWritePerKey(keys);
+/** A WAL entry's rows as a run: sorted and reduced to the last write per key (`run-keys.ts`). */
+export function walRun(keying: RunKeying, entry: WalRows): SortedRun {
+  const batches = entry.table.batches;
+  const { keys, order } = keying(batches, [entry]);
   const ops = opsOf(batches);
   return {
     size: order.length,

@@ -17,7 +17,7 @@ import { SluiceError } from '../errors.ts';
 import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
 import { hexKeysOf, type SortedRun } from '../read/sorted-run.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
 import { GENERATION_COLUMN, PendingTables, ROW_COLUMN } from './pending-tables.ts';
@@ -49,7 +49,7 @@ export async function searchRows(
   const projection = projectionOf(table, request.columns);
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
   const snapshot = await readSnapshot(deps, table, shards, { signal });
-  const overlay = overlayOf(snapshot.runs);
+  const overlay = overlayOf(table, snapshot.runs);
   const columns = projection.read.fields.map((f) => f.name);
   const [pending, base] = await Promise.all([
     Promise.all(
@@ -65,9 +65,16 @@ export async function searchRows(
   return { rows: answer(request, projection.out, ranked), next: null };
 }
 
-/** Every key the overlay holds (hex), and per run the rows a newer run supersedes. */
-function overlayOf(runs: readonly SortedRun[]): { keys: Set<string>; shadowedRows: Set<number>[] } {
+/**
+ * Every key the overlay holds (hex), and per run the rows a newer run supersedes; none on an
+ * append-only table, whose pending rows are all new rows.
+ */
+function overlayOf(
+  table: TableDef,
+  runs: readonly SortedRun[],
+): { keys: Set<string>; shadowedRows: Set<number>[] } {
   const keys = new Set<string>();
+  if (isAppendOnly(table)) return { keys, shadowedRows: runs.map(() => new Set<number>()) };
   const shadowedRows = runs.map((run) => {
     const shadowed = new Set<number>();
     const hex = hexKeysOf(run);
@@ -138,13 +145,13 @@ async function searchBase(
     const candidates: Candidate[] = [];
     let fetched = 0;
     for (const batch of batches) {
-      const keys = codec.encodeRows(batch);
       const scores = scoresOf(request, batch);
       fetched += batch.numRows;
-      keys.forEach((key, i) => {
-        if (!shadowedKeys.has(Buffer.from(key).toString('hex')))
+      const keys = shadowedKeys.size === 0 ? null : codec.encodeRows(batch);
+      for (let i = 0; i < batch.numRows; i++) {
+        if (!keys || !shadowedKeys.has(Buffer.from(keys[i]!).toString('hex')))
           candidates.push({ batch, row: i, score: scores[i]! });
-      });
+      }
     }
     // Enough live rows, or the base has no more to give: each dropped row was one the overlay holds.
     if (candidates.length >= request.k || fetched < limit || limit >= most) return candidates;

@@ -1,5 +1,5 @@
 /**
- * Which shard a row belongs to: FNV-1a (32-bit) over the row's encoded primary key
+ * Which shard a row belongs to. On a keyed table: FNV-1a (32-bit) over the row's encoded primary key
  * (`key-codec.ts`), modulo the table's shard count. Every process must agree on it
  * forever, or a key's writes would land in two WAL lanes and lose their order: it is
  * part of the storage format, pinned by fixed vectors in the tests, and simple enough to
@@ -20,4 +20,16 @@ export function shardOf(encodedKey: Uint8Array, shards: number): number {
   if (!Number.isInteger(shards) || shards < 1)
     throw new RangeError(`shard count must be >= 1, got ${shards}`);
   return fnv1a32(encodedKey) % shards;
+}
+
+/**
+ * The shard of a whole request to an append-only table: its rows are one entry, so the
+ * request lands on every shard or none. Requests rotate over the shards from a random
+ * start, so processes spread their writes without agreeing on anything.
+ */
+let nextShard = Math.floor(Math.random() * 1024);
+
+export function shardOfRequest(shards: number): number {
+  nextShard = (nextShard + 1) % 1_048_576;
+  return nextShard % shards;
 }

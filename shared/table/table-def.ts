@@ -94,6 +94,24 @@ function rejectUnknownKeys(input: Record<string, unknown>, allowed: ReadonlySet<
   }
 }
 
+/**
+ * A table without a primary key: its rows are events, each kept as written and none
+ * replacing another (docs/design.md, "Append-only tables"). The one place anything asks.
+ */
+export function isAppendOnly(def: TableDef): boolean {
+  return def.schema.primaryKey.length === 0;
+}
+
+/** Refuses a read or write by key (`what`) on an append-only table, before it touches anything. */
+export function assertHasKey(def: TableDef, what: string): void {
+  if (!isAppendOnly(def)) return;
+  throw new SluiceError(
+    'TABLE_HAS_NO_KEY',
+    `table "${def.name}" is append-only (no primary key): ${what} needs a key; scan it (GET /v1/tables/${def.name}/rows), count it, or search it with a filter`,
+    { table: def.name },
+  );
+}
+
 /** Validates a whole `POST /v1/tables` body. */
 export function parseCreateTable(input: unknown, defaults: TableSettings, now: Date = new Date()): TableDef {
   if (!isPlainObject(input))

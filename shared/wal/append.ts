@@ -2,15 +2,16 @@
  * What a write does to the WAL (docs/design.md, "Write"): route rows to shards by key, write one
  * WAL entry per shard, and resolve once every entry is durable (I1). Shards are written
  * side by side; a request is acked only when all of them landed. When one fails, the
- * others may still be durable — an upsert or delete retried in full is harmless.
+ * others may still be durable — an upsert or delete retried in full is harmless. A request
+ * to an append-only table goes whole to one shard, so it is one entry: all or nothing.
  */
 import type { RecordBatch, Table } from 'apache-arrow';
 import { jsonRowsToRecordBatch } from '../arrow/json-rows.ts';
 import { keyCodecFor } from '../arrow/key-codec.ts';
 import type { TableSchema } from '../arrow/schema.ts';
-import { takeRows } from '../arrow/take.ts';
-import { shardOf } from '../table/shard-routing.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { concatBatches, takeRows } from '../arrow/take.ts';
+import { shardOf, shardOfRequest } from '../table/shard-routing.ts';
+import { assertHasKey, isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { OP_DELETE, OP_UPSERT, type Op } from './wal-entry.ts';
 import type { WalWriter } from './wal-writer.ts';
 
@@ -35,6 +36,7 @@ export function appendRows(
 
 /** Deletes by primary key; `keys` as clients give them (scalars, or arrays for composite keys). */
 export function deleteKeys(wal: WalWriter, table: TableDef, keys: readonly unknown[]): Promise<AppendResult> {
+  assertHasKey(table, 'a delete');
   const codec = keyCodecFor(table.schema);
   const rows = keys.map((input) => {
     const values = codec.parse(input);
@@ -69,6 +71,7 @@ function routeByShard(table: TableDef, batches: RecordBatch[]): Map<number, Reco
   // One shard takes every row: no key needs encoding to know where it goes.
   const only = batches.length === 1 ? batches[0]! : null;
   if (table.shards === 1 && only && only.numRows > 0) return new Map([[0, only]]);
+  if (isAppendOnly(table)) return wholeRequest(table, batches);
   const codec = keyCodecFor(table.schema);
   const shards = batches.flatMap((b) => codec.encodeRows(b)).map((key) => shardOf(key, table.shards));
   const rowsOf = new Map<number, number[]>();
@@ -83,6 +86,13 @@ function routeByShard(table: TableDef, batches: RecordBatch[]): Map<number, Reco
     out.set(shard, single && rowsOf.size === 1 ? single : takeRows(batches, Int32Array.from(rows)));
   }
   return out;
+}
+
+/** An append-only request's rows, all to one shard. */
+function wholeRequest(table: TableDef, batches: RecordBatch[]): Map<number, RecordBatch> {
+  if (batches.every((b) => b.numRows === 0)) return new Map();
+  const rows = batches.length === 1 ? batches[0]! : concatBatches(batches);
+  return new Map([[shardOfRequest(table.shards), rows]]);
 }
 
 /** Deletes carry only their key: every other column is null. */

@@ -23,6 +23,7 @@ import {
 } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceClient } from '../../clients/typescript/src/index.ts';
+import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
 import { runCli, spawnCli } from '../support/cli-process.ts';
 import { type HttpProxy, startHttpProxy } from '../support/http-proxy.ts';
 import { type ServedProcess, serveProcess, upsertedRows } from '../support/server-process.ts';
@@ -81,6 +82,43 @@ describe('sluice load, killed and resumed', () => {
     expect(JSON.parse(created.stdout.toString()).name).toBe('loads');
   });
 
+  /**
+   * Loads the CSV into `table` through a proxy that holds the answer to batch 51, and kills
+   * the command once that batch and the three beside it are acked and the checkpoint
+   * records the 50 before them: a resume must not land those four again.
+   */
+  async function loadKilledAtHeldBatch(table: string): Promise<{ stderr: string }> {
+    const before = await upsertedRows(served);
+    let batches = 0;
+    const proxy: HttpProxy = await startHttpProxy(served.server.url, (req) => {
+      if (req.method !== 'POST' || !req.path.endsWith('/rows')) return 'forward';
+      return batches++ === HELD_BATCH ? 'hold' : 'forward';
+    });
+    try {
+      const args = ['--batch-rows', String(BATCH_ROWS), '--concurrency', String(CONCURRENCY)];
+      const first = spawnCli(['load', table, csvPath, ...args], { url: proxy.url, token: served.tokens.all });
+      const landed = () => proxy.seen.filter((r) => r.method === 'POST' && r.status === 200);
+      await waitFor(() => landed().length === HELD_BATCH + CONCURRENCY, {
+        message: 'the held batch and the ones beside it to be acked by the server',
+        timeoutMs: 60_000,
+      });
+      expect(landed()[HELD_BATCH]!.action).toBe('hold');
+      await waitFor(() => first.stderr().includes(`${HELD_BATCH * BATCH_ROWS} rows |`), {
+        message: 'the progress line of the last recorded batch',
+      });
+      first.child.kill('SIGKILL');
+      expect(await first.exited).toBe(null);
+      const checkpoint = JSON.parse(await readFile(`${csvPath}.sluice-load.json`, 'utf8'));
+      expect(checkpoint.batchesDone).toBe(HELD_BATCH);
+      expect(checkpoint.rowsDone).toBe(HELD_BATCH * BATCH_ROWS);
+      expect((await upsertedRows(served)) - before).toBe((HELD_BATCH + CONCURRENCY) * BATCH_ROWS);
+      expect(landed().length).toBe(HELD_BATCH + CONCURRENCY);
+      return { stderr: first.stderr() };
+    } finally {
+      await proxy.close();
+    }
+  }
+
   afterAll(async () => {
     await dir?.cleanup();
     expect(await served?.stop()).toBe(0);
@@ -89,50 +127,15 @@ describe('sluice load, killed and resumed', () => {
   it(
     'lands every row exactly once, showing rows/s, bytes and ETA while it runs',
     async () => {
-      let batches = 0;
-      const proxy: HttpProxy = await startHttpProxy(served.server.url, (req) => {
-        if (req.method !== 'POST' || !req.path.endsWith('/rows')) return 'forward';
-        return batches++ === HELD_BATCH ? 'hold' : 'forward';
-      });
-      const checkpointPath = `${csvPath}.sluice-load.json`;
-      try {
-        const args = ['--batch-rows', String(BATCH_ROWS), '--concurrency', String(CONCURRENCY)];
-        const first = spawnCli(['load', 'loads', csvPath, ...args], {
-          url: proxy.url,
-          token: served.tokens.all,
-        });
-        const landed = () => proxy.seen.filter((r) => r.method === 'POST' && r.status === 200);
-        await waitFor(() => landed().length === HELD_BATCH + CONCURRENCY, {
-          message: 'the held batch and the ones beside it to be acked by the server',
-          timeoutMs: 60_000,
-        });
-        expect(landed()[HELD_BATCH]!.action).toBe('hold');
-        await waitFor(() => first.stderr().includes(`${HELD_BATCH * BATCH_ROWS} rows |`), {
-          message: 'the progress line of the last recorded batch',
-        });
-        first.child.kill('SIGKILL');
-        expect(await first.exited).toBe(null);
-
-        const checkpoint = JSON.parse(await readFile(checkpointPath, 'utf8'));
-        expect(checkpoint.batchesDone).toBe(HELD_BATCH);
-        expect(checkpoint.rowsDone).toBe(HELD_BATCH * BATCH_ROWS);
-        expect(await upsertedRows(served)).toBe((HELD_BATCH + CONCURRENCY) * BATCH_ROWS);
-        expect(landed().length).toBe(HELD_BATCH + CONCURRENCY);
-
-        const progress = first
-          .stderr()
-          .split('\n')
-          .filter((l) => l.includes('rows/s'));
-        expect(progress.length).toBeGreaterThan(0);
-        // Every ETA the bar ever showed is a time or N/A (cli-progress's own printed "LLs", "NFs").
-        for (const line of progress)
-          expect([line, /ETA (\d+s|\d+m\d{2}s|\d+h\d{2}m|N\/A)$/.test(line)]).toEqual([line, true]);
-        expect(progress.at(-1)).toMatch(
-          /\d+% \| 50000 rows \| \d+ rows\/s \| [\d.]+ (B|KiB|MiB) of [\d.]+ MiB \| ETA (\d+[smh]|\d+m\d+s|N\/A)/,
-        );
-      } finally {
-        await proxy.close();
-      }
+      const first = await loadKilledAtHeldBatch('loads');
+      const progress = first.stderr.split('\n').filter((l) => l.includes('rows/s'));
+      expect(progress.length).toBeGreaterThan(0);
+      // Every ETA the bar ever showed is a time or N/A (cli-progress's own printed "LLs", "NFs").
+      for (const line of progress)
+        expect([line, /ETA (\d+s|\d+m\d{2}s|\d+h\d{2}m|N\/A)$/.test(line)]).toEqual([line, true]);
+      expect(progress.at(-1)).toMatch(
+        /\d+% \| 50000 rows \| \d+ rows\/s \| [\d.]+ (B|KiB|MiB) of [\d.]+ MiB \| ETA (\d+[smh]|\d+m\d+s|N\/A)/,
+      );
 
       const second = await runCli(['load', 'loads', csvPath, '--batch-rows', String(BATCH_ROWS)], env());
       expect(second.code).toBe(0);
@@ -141,7 +144,7 @@ describe('sluice load, killed and resumed', () => {
       );
       expect(second.stderr).toMatch(/100% \| 100000 rows \|/);
       expect(await upsertedRows(served)).toBe(ROWS);
-      await expect(readFile(checkpointPath)).rejects.toThrow(/ENOENT/);
+      await expect(readFile(`${csvPath}.sluice-load.json`)).rejects.toThrow(/ENOENT/);
 
       const client = new SluiceClient(env());
       let count = 0;
@@ -159,6 +162,47 @@ describe('sluice load, killed and resumed', () => {
         flag: false,
       });
       expect(await client.lookup('loads', 35)).toEqual({ id: 35, name: 'name-35', score: null, flag: null });
+    },
+    BULK_TIMEOUT_MS,
+  );
+
+  it(
+    'an append-only table: killed and resumed, every row lands once, in the base as LanceDB reads it',
+    async () => {
+      const { primaryKey: _, ...keyless } = definition;
+      await new SluiceClient(env()).createTable({ ...keyless, name: 'stream' });
+      const before = await upsertedRows(served);
+      await loadKilledAtHeldBatch('stream');
+      const second = await runCli(['load', 'stream', csvPath, '--batch-rows', String(BATCH_ROWS)], env());
+      expect(second.code).toBe(0);
+      // The four batches acked before the kill are sent again with their Idempotency-Keys and replayed.
+      expect(second.stderr).toMatch(/\(4 already acked, resumed after batch 50\)/);
+      expect((await upsertedRows(served)) - before).toBe(ROWS);
+      const client = new SluiceClient(env());
+      await waitFor(
+        async () => {
+          const s = (await client.describeTable('stream')).stats;
+          return s.unsealedEntries === 0 && s.sealedGenerations === 0 && s.pendingRows === ROWS;
+        },
+        { message: 'every row of stream committed to L0', timeoutMs: 60_000 },
+      );
+      const merged = await runCli(['merge', 'stream', '--follow', '--interval', '100'], env());
+      expect(merged.stderr).toMatch(/merged 100000 rows from \d+ generations; .*caught up/);
+      const { stats } = await client.describeTable('stream');
+      expect([stats.pendingRows, stats.baseRows]).toEqual([0, ROWS]);
+      const db = await lanceDb().connect(`${served.storeDir}/tables/stream`);
+      const base = await db.openTable('base');
+      expect(await base.countRows()).toBe(ROWS);
+      const ids = fromLanceArrow(await base.query().select(['id']).toArrow()).getChild('id')!;
+      expect(new Set(Array.from(ids, Number)).size).toBe(ROWS);
+      expect((await client.countRows('stream')).rows).toBe(ROWS);
+      await expect(client.lookup('stream', 5)).rejects.toMatchObject({
+        code: 'TABLE_HAS_NO_KEY',
+        status: 404,
+      });
+      const range = await runCli(['scan', 'stream', '--from', '5'], env());
+      expect(range.code).toBe(1);
+      expect(range.stderr).toContain('TABLE_HAS_NO_KEY');
     },
     BULK_TIMEOUT_MS,
   );

@@ -187,7 +187,7 @@ const nameCases: Case[] = [
   { name: 'create: unknown property', method: 'POST', path: '/v1/tables', options: json({ ...pairsCreate, name: 'c4', owner: 'me' }), status: 400, code: 'INVALID_REQUEST' },
   { name: 'create: a JSON array', method: 'POST', path: '/v1/tables', options: json([{ ...pairsCreate, name: 'c6' }]), status: 400, code: 'INVALID_REQUEST' },
   { name: 'create: name missing', method: 'POST', path: '/v1/tables', options: json({ schema: pairsCreate.schema, primaryKey: pairsCreate.primaryKey }), status: 400, code: 'INVALID_TABLE_NAME' },
-  { name: 'create: primaryKey missing', method: 'POST', path: '/v1/tables', options: json({ name: 'c7', schema: pairsCreate.schema }), status: 400, code: 'INVALID_SCHEMA' },
+  { name: 'create: primaryKey not an array', method: 'POST', path: '/v1/tables', options: json({ name: 'c7', schema: pairsCreate.schema, primaryKey: 'k' }), status: 400, code: 'INVALID_SCHEMA' },
   { name: 'create: schema not an object', method: 'POST', path: '/v1/tables', options: json({ ...pairsCreate, name: 'c8', schema: [] }), status: 400, code: 'INVALID_SCHEMA' },
   { name: 'create: a field with an unknown property', method: 'POST', path: '/v1/tables', options: json({ ...pairsCreate, name: 'c9', schema: { fields: [...pairsCreate.schema.fields, { name: 'x', type: 'utf8', nulable: true }] } }), status: 400, code: 'INVALID_SCHEMA' },
   { name: 'create: shards as a string', method: 'POST', path: '/v1/tables', options: json({ ...pairsCreate, name: 'c10', shards: '2' }), status: 400, code: 'INVALID_SETTINGS' },

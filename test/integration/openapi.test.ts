@@ -155,10 +155,13 @@ describe('OpenAPI document', () => {
       await send('POST', '/v1/tables', {
         name: 'keyless',
         schema: { fields: [{ name: 'id', type: 'int64' }] },
+        primaryKey: 'id',
       }),
     );
     expect(keyless).toMatchObject({ status: 400, code: 'INVALID_SCHEMA', details: { path: ['primaryKey'] } });
-    expect(keyless.message).toMatch(/^primaryKey must be a non-empty array of column names: send /);
+    expect(keyless.message).toMatch(
+      /^primaryKey must be an array of column names, or \[\] for an append-only table: send /,
+    );
     const unnamed = await refusal(await send('POST', '/v1/tables', { name: 'a/b' }));
     expect(unnamed).toMatchObject({ status: 400, code: 'INVALID_TABLE_NAME' });
     expect(unnamed.message).toContain('invalid table name "a/b": use 1 to 128 of A-Z a-z 0-9 _ . -');

@@ -50,7 +50,7 @@ export async function assertFlushedExactlyOnce(
       nextSeq = generation.walTo + 1;
       const wal = await readWalRange(h.store, table, shard, generation);
       const distinct = new Set(
-        wal.flatMap((t) => codec.encodeRows(t)).map((k) => Buffer.from(k).toString('hex')),
+        wal.flatMap((e) => codec.encodeRows(e.table)).map((k) => Buffer.from(k).toString('hex')),
       );
       expect(generation.rows).toBe(distinct.size);
       const l0 = await h.store.get(generation.path);

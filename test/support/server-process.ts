@@ -52,6 +52,8 @@ export async function spawnServer(options: ServerOptions): Promise<ServerProcess
 /** A server process with a store directory, Redis namespace and tokens of its own. */
 export interface ServedProcess {
   readonly server: ServerProcess;
+  /** The file-system store's directory, for reading the base with LanceDB beside the server. */
+  readonly storeDir: string;
   readonly namespace: RedisNamespace;
   readonly tokens: TestTokens;
   readonly call: Call;
@@ -75,6 +77,7 @@ export async function serveProcess(
   });
   return {
     server,
+    storeDir: dir.path,
     namespace,
     tokens,
     call: httpClient(server.url),

@@ -514,6 +514,7 @@ export type components = {
       | 'FORBIDDEN'
       | 'TABLE_NOT_FOUND'
       | 'KEY_NOT_FOUND'
+      | 'TABLE_HAS_NO_KEY'
       | 'JOB_NOT_FOUND'
       | 'SHARD_NOT_FOUND'
       | 'ROUTE_NOT_FOUND'
@@ -639,8 +640,8 @@ export type components = {
       schema: {
         fields: components['schemas']['Field'][];
       };
-      /** @description Key columns: int32, int64 or utf8. */
-      primaryKey: string[];
+      /** @description Key columns: int32, int64 or utf8. Omitted or [] makes an append-only table: every row is kept, none is looked up or deleted by key. */
+      primaryKey?: string[];
       /** @description Defaults to 1; fixed for the table's life. A shard is one WAL and one flush lane: more shards flush in parallel, and a write makes one WAL entry per shard its rows touch. */
       shards?: number;
       settings?: {
@@ -1705,7 +1706,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Not found: TABLE_NOT_FOUND, KEY_NOT_FOUND */
+      /** @description Not found: TABLE_NOT_FOUND, KEY_NOT_FOUND, TABLE_HAS_NO_KEY */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1941,7 +1942,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Not found: TABLE_NOT_FOUND */
+      /** @description Not found: TABLE_NOT_FOUND, TABLE_HAS_NO_KEY */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2072,7 +2073,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Not found: TABLE_NOT_FOUND */
+      /** @description Not found: TABLE_NOT_FOUND, TABLE_HAS_NO_KEY */
       404: {
         headers: {
           [name: string]: unknown;

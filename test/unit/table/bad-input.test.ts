@@ -207,8 +207,8 @@ const createCases: CreateCase[] = [
     }),
     code: 'INVALID_SCHEMA',
   },
-  { name: 'primary key missing', body: sampleCreate({ primaryKey: undefined }), code: 'INVALID_SCHEMA' },
-  { name: 'primary key empty', body: sampleCreate({ primaryKey: [] }), code: 'INVALID_SCHEMA' },
+  { name: 'primary key not an array', body: sampleCreate({ primaryKey: 'id' }), code: 'INVALID_SCHEMA' },
+  { name: 'primary key null', body: sampleCreate({ primaryKey: null }), code: 'INVALID_SCHEMA' },
   { name: 'primary key as a bare string', body: sampleCreate({ primaryKey: 'id' }), code: 'INVALID_SCHEMA' },
   {
     name: 'primary key names an unknown column',

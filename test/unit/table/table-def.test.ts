@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_SHARDS,
+  isAppendOnly,
   parseCreateTable,
   parseStoredTableDef,
   parseTableSettings,
@@ -28,6 +29,19 @@ describe('table names (docs/design.md, "Table names")', () => {
 });
 
 describe('table definition', () => {
+  it('an omitted or empty primaryKey makes an append-only table, and a stored one reads back as one', () => {
+    const { primaryKey: _, ...keyless } = sampleCreate();
+    for (const body of [keyless, { ...keyless, primaryKey: [] }]) {
+      const def = parseCreateTable(body, defaultSettings);
+      expect(isAppendOnly(def)).toBe(true);
+      expect(isAppendOnly(parseStoredTableDef(tableDefToJSON(def), defaultSettings))).toBe(true);
+    }
+    expect(isAppendOnly(parseCreateTable(sampleCreate(), defaultSettings))).toBe(false);
+    expect(() => parseCreateTable({ ...keyless, primaryKey: 'id' }, defaultSettings)).toThrow(
+      expect.objectContaining({ code: 'INVALID_SCHEMA' }),
+    );
+  });
+
   it('defaults shards to 1 and settings to the defaults passed in', () => {
     const defaults = { ...defaultSettings, sealDelayMs: 50 };
     const def = parseCreateTable(sampleCreate(), defaults);
