@@ -10,7 +10,8 @@ import type { RecordBatch, Table } from 'apache-arrow';
 import { decodeArrowStreamForTable } from '../shared/arrow/ipc.ts';
 import { jsonRowsToRecordBatch } from '../shared/arrow/json-rows.ts';
 import type { Config } from '../shared/config.ts';
-import { SluiceError } from '../shared/errors.ts';
+import { isSluiceError, SluiceError } from '../shared/errors.ts';
+import { SCHEMA_CHANGE_BODY } from '../shared/table/schema-change.ts';
 import type { TableDef } from '../shared/table/table-def.ts';
 import {
   CreateTableSchema,
@@ -130,6 +131,11 @@ export async function readCreateTable(c: Ctx, limits: Limits): Promise<unknown> 
   });
 }
 
+/** A change of a table's columns; the domain checks it against the table, with its own codes. */
+export async function readSchemaChange(c: Ctx, limits: Limits): Promise<unknown> {
+  return (await readJson(c, limits.maxBodyBytes, SCHEMA_CHANGE_BODY)).value;
+}
+
 /** An index declaration's JSON; the domain checks it against the table, with its own codes. */
 export async function readIndexDeclaration(c: Ctx, limits: Limits): Promise<unknown> {
   return (await readJson(c, limits.maxBodyBytes, INDEX_BODY)).value;
@@ -147,22 +153,44 @@ export async function readSearch(c: Ctx, limits: Limits): Promise<z.infer<typeof
 }
 
 /** `{"rows":[…]}` or an Arrow IPC stream, as Arrow data of the table's schema. */
-export async function readRows(c: Ctx, table: TableDef, limits: Limits): Promise<Body<Table | RecordBatch>> {
+/**
+ * The rows of a write, read for `table` as this process holds it. Rows it refuses are read
+ * again once against the definition read anew (`fresher`), when that is newer: another
+ * process may have added the column they name (docs/design.md, "Schema evolution").
+ */
+export async function readRows(
+  c: Ctx,
+  table: TableDef,
+  limits: Limits,
+  fresher: (seen: number) => Promise<TableDef>,
+): Promise<Body<Table | RecordBatch>> {
   const mediaType = mediaTypeOf(c);
   if (mediaType !== JSON_TYPE && mediaType !== ARROW_STREAM)
     throw unsupported(mediaType, [JSON_TYPE, ARROW_STREAM]);
   const raw = await readBytes(c, limits.maxBodyBytes, ROWS_BODY);
+  const read = (def: TableDef) => ({ value: rowsOf(def, raw, mediaType, limits), raw, mediaType });
+  try {
+    return read(table);
+  } catch (err) {
+    if (!isSluiceError(err, 'INVALID_ROWS')) throw err;
+    const fresh = await fresher(table.schema.version);
+    if (fresh.schema.version === table.schema.version) throw err;
+    return read(fresh);
+  }
+}
+
+function rowsOf(table: TableDef, raw: Uint8Array, mediaType: string, limits: Limits): Table | RecordBatch {
   if (mediaType === ARROW_STREAM) {
     const rows = decodeArrowStreamForTable(table.schema, raw);
     if (rows.numRows > limits.maxRowsPerRequest) throw tooManyRows(rows.numRows, limits.maxRowsPerRequest);
-    return { value: rows, raw, mediaType };
+    return rows;
   }
   const { rows } = parseWire(RowsBodySchema, parseJson(raw), {
     send: ROWS_BODY,
     codes: { rows: 'INVALID_ROWS' },
   });
   if (rows.length > limits.maxRowsPerRequest) throw tooManyRows(rows.length, limits.maxRowsPerRequest);
-  return { value: jsonRowsToRecordBatch(table.schema, rows), raw, mediaType };
+  return jsonRowsToRecordBatch(table.schema, rows);
 }
 
 /** `{"keys":[…]}`: the keys as clients give them; the domain parses each one. */

@@ -60,7 +60,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
 
   app.post('/v1/tables/:t/rows', requireScope('write'), async (c) => {
     const def = await writeTable(c);
-    const body = await readRows(c, def, limits);
+    const body = await readRows(c, def, limits, (seen) => sluice.tables.refresh(def.name, seen));
     return ack(c, def.name, body, () => sluice.writes.append(def.name, body.value));
   });
 
@@ -93,12 +93,18 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
         const text = c.req.query('key')!.slice(0, 200);
         throw new SluiceError('KEY_NOT_FOUND', `no row with key ${text}`, { table: def.name });
       }
-      return wantsArrow(c) ? arrowResponse(c, found) : c.json({ row: jsonRows(def, found)[0] });
+      return wantsArrow(c)
+        ? arrowResponse(c, found)
+        : c.json({ row: jsonRows(await sluice.tables.describeHeld(def.name), found)[0] });
     }
     const { limit, after, from, to } = query;
     const range = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
     const page = await sluice.reads.scan(def.name, { limit, after, columns, ...range }, c.var.signal);
-    if (!wantsArrow(c)) return c.json({ rows: jsonRows(def, page.rows), next: page.next });
+    if (!wantsArrow(c))
+      return c.json({
+        rows: jsonRows(await sluice.tables.describeHeld(def.name), page.rows),
+        next: page.next,
+      });
     if (page.next) c.header('Sluice-Next', page.next);
     return arrowResponse(c, page.rows);
   });
@@ -111,7 +117,10 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
       signal: c.var.signal,
     });
     if (wantsArrow(c)) return lookupArrowResponse(c, found);
-    return c.json({ rows: jsonRows(def, found.rows), missing: found.missing });
+    return c.json({
+      rows: jsonRows(await sluice.tables.describeHeld(def.name), found.rows),
+      missing: found.missing,
+    });
   });
 
   app.get('/v1/tables/:t/rows/count', requireScope('read'), async (c) => {

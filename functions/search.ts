@@ -24,7 +24,7 @@ export function searchRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
       return arrowResponse(c, rows);
     }
     const columns = rows.schema.fields.filter((f) => !SCORES.has(f.name)).map((f) => f.name);
-    const json = jsonRows(def, rows.select(columns));
+    const json = jsonRows(await sluice.tables.describeHeld(def.name), rows.select(columns));
     const scores = rows.schema.fields.find((f) => SCORES.has(f.name));
     if (scores) {
       const values = rows.getChild(scores.name)!.toArray() as Float32Array;

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import pLimit from 'p-limit';
 import { type TableDef, tableDefToJSON } from '../shared/table/table-def.ts';
 import type { ApiDeps } from './app.ts';
-import { readCreateTable, readIndexDeclaration } from './body.ts';
+import { readCreateTable, readIndexDeclaration, readSchemaChange } from './body.ts';
 import { PageQuerySchema } from './openapi/schemas.ts';
 import { type Ctx, type Env, queryParams, tableParam } from './request.ts';
 
@@ -14,6 +14,8 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
   const describe = async (c: Ctx, def: TableDef) => ({
     ...tableDefToJSON(def),
+    schemaVersion: def.schema.version,
+    schemaHistory: def.schemaHistory,
     indexes: await sluice.tables.indexes(def, c.var.signal),
     drain: await sluice.tables.isDrained(def.name, c.var.signal),
     stats: await sluice.reads.stats(def, c.var.signal),
@@ -47,6 +49,16 @@ export function tableRoutes({ sluice, requireScope }: ApiDeps): Hono<Env> {
     c.var.log.info({ index, jobId }, 'index declared');
     if (jobId) c.header('Location', `/v1/tables/${def.name}/optimize/${encodeURIComponent(jobId)}`);
     return c.json({ index, jobId }, 202);
+  });
+
+  app.post('/v1/tables/:t/columns', requireScope('admin'), async (c) => {
+    const name = tableParam(c);
+    const input = await readSchemaChange(c, sluice.config.limits);
+    const { table, jobId } = await sluice.tables.addColumns(name, input, c.var.signal);
+    c.var.log.info({ schemaVersion: table.schema.version, jobId }, 'columns added');
+    if (jobId) c.header('Location', `/v1/tables/${name}/merge/${encodeURIComponent(jobId)}`);
+    const { fields } = tableDefToJSON(table).schema;
+    return c.json({ schemaVersion: table.schema.version, schema: { fields }, jobId });
   });
 
   app.delete('/v1/tables/:t', requireScope('admin'), async (c) => {

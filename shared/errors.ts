@@ -6,6 +6,8 @@
 const CODES = {
   INVALID_REQUEST: { status: 400, retryable: false },
   INVALID_SCHEMA: { status: 400, retryable: false },
+  /** A change of a table's columns that would not keep every stored row valid. */
+  INVALID_SCHEMA_CHANGE: { status: 400, retryable: false },
   INVALID_ROWS: { status: 400, retryable: false },
   INVALID_TABLE_NAME: { status: 400, retryable: false },
   INVALID_KEY: { status: 400, retryable: false },
@@ -68,6 +70,13 @@ const CODES = {
   ABORTED: { status: 503, retryable: true },
   DATA_MISSING: { status: 500, retryable: false },
   DATA_CORRUPT: { status: 500, retryable: false },
+  /**
+   * An object names a schema version newer than the definition this process holds: the
+   * definition is read again and the work retried (TableLookup).
+   */
+  SCHEMA_OUTDATED: { status: 503, retryable: true },
+  /** A filter on a column the base gets at its next merge, which is asked for when the column is added. */
+  SCHEMA_CHANGE_PENDING: { status: 503, retryable: true },
   TIMEOUT: { status: 504, retryable: true },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 

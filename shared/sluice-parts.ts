@@ -60,6 +60,8 @@ export interface SluiceParts {
   tableForWrite(name: string): Promise<TableDef>;
   /** `read` of a live table, the drop asked beside it (table-lookup.ts). */
   whileLive<T>(name: string, read: (table: TableDef) => Promise<T>): Promise<T>;
+  /** `work` on a live table, run again on its definition read anew if it met a newer schema (table-lookup.ts). */
+  withFreshSchema<T>(name: string, work: (table: TableDef) => Promise<T>): Promise<T>;
   /** Drops the process's copy of a definition whose table a write found dropped. */
   forgetTable(name: string): void;
 }

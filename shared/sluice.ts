@@ -9,7 +9,6 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { BaseManifestStore } from './lsm/base-manifest.ts';
 import { ShardManifestStore } from './lsm/shard-manifest.ts';
-import { hintsFor } from './lsm/versioned-document.ts';
 import { ObjectCache } from './read/object-cache.ts';
 import type { RedisClient } from './redis/connection.ts';
 import { InflightMarks } from './redis/inflight-marks.ts';
@@ -32,8 +31,10 @@ import { Tables } from './services/tables.ts';
 import { Writes } from './services/writes.ts';
 import type { SluiceParts } from './sluice-parts.ts';
 import type { ObjectStore } from './store/object-store.ts';
+import { hintsFor } from './store/versioned-document.ts';
 import { TableCatalog } from './table/catalog.ts';
 import { IndexDeclarations } from './table/index-declarations.ts';
+import { SchemaDocuments } from './table/schema-documents.ts';
 import { TableDrops } from './table/table-drops.ts';
 import { TableLookup } from './table/table-lookup.ts';
 import { WalWriter } from './wal/wal-writer.ts';
@@ -74,7 +75,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
   const poisonCache = new PoisonCache(redis, prefix);
   const seqAllocation = new SeqAllocation(redis, prefix, poisonCache);
   const sealWatch = new SealWatch(redis, prefix);
-  const catalog = new TableCatalog(store, config.tableDefaults);
+  const catalog = new TableCatalog(store, config.tableDefaults, new SchemaDocuments(store, hints));
   const drops = new TableDrops({ redis, prefix, store });
   const lookup = new TableLookup(catalog, drops);
   const parts: SluiceParts = {
@@ -105,6 +106,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     table: (name) => lookup.get(name),
     tableForWrite: (name) => lookup.forWrite(name),
     whileLive: (name, read) => lookup.whileLive(name, read),
+    withFreshSchema: (name, work) => lookup.withFreshSchema(name, work),
     forgetTable: (name) => lookup.forget(name),
   };
   const sluice: Sluice = {

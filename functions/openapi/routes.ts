@@ -10,6 +10,7 @@ import { MAX_PAGE } from '../../shared/page-limit.ts';
 import { ARROW_STREAM } from '../body.ts';
 import {
   AckSchema,
+  ColumnsAddedSchema,
   ColumnsQuerySchema,
   CooldownPageSchema,
   CreateTableSchema,
@@ -37,6 +38,7 @@ import {
   RowsBodySchema,
   RowsQuerySchema,
   ScanPageSchema,
+  SchemaChangeSchema,
   SearchBodySchema,
   SearchResultSchema,
   ShardParamsSchema,
@@ -265,6 +267,37 @@ export const API_ROUTES: RouteConfig[] = [
     request: { params: TableParamsSchema },
     ok: { 200: json('The description', TableDescriptionSchema) },
     codes: ['INVALID_TABLE_NAME', 'TABLE_NOT_FOUND'],
+  }),
+  route({
+    method: 'post',
+    path: '/v1/tables/{t}/columns',
+    operationId: 'addColumns',
+    summary:
+      'Add nullable columns; from the answer on, writes naming them are taken in every process, and older rows read them as null',
+    scope: 'admin',
+    request: {
+      params: TableParamsSchema,
+      body: { required: true, content: { 'application/json': { schema: SchemaChangeSchema } } },
+    },
+    ok: {
+      200: json(
+        'The schema now in force, and the merge-lane job that gives the base the columns',
+        ColumnsAddedSchema,
+        {
+          Location: { description: 'The status of that job', schema: { type: 'string' } },
+        },
+      ),
+    },
+    codes: [
+      'INVALID_REQUEST',
+      'INVALID_TABLE_NAME',
+      'INVALID_SCHEMA',
+      'INVALID_SCHEMA_CHANGE',
+      'TABLE_NOT_FOUND',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'PAYLOAD_TOO_LARGE',
+      'STORE_CONFLICT',
+    ],
   }),
   route({
     method: 'post',

@@ -123,6 +123,42 @@ export const DeclaredIndexSchema = z
   })
   .openapi('DeclaredIndex');
 
+const FieldWireSchema = z.object({ name: z.string(), type: z.string(), nullable: z.boolean() });
+
+export const SchemaChangeSchema = z
+  .object({
+    add: z.array(
+      z.object({
+        name: z.string(),
+        type: z.string().openapi({ description: 'A column type, as in a create' }),
+        nullable: z.literal(true).optional().openapi({ description: 'Added columns are nullable' }),
+      }),
+    ),
+  })
+  .openapi('SchemaChange', {
+    description:
+      'Columns to add, each nullable: rows written before read them as null. Types cannot change yet, nor columns be renamed or dropped.',
+  });
+
+const SchemaChangeRecordSchema = z
+  .object({
+    schemaVersion: z.number().int(),
+    at: timestamp,
+    change: z.object({ add: z.array(FieldWireSchema) }),
+  })
+  .openapi('SchemaChangeRecord');
+
+export const ColumnsAddedSchema = z
+  .object({
+    schemaVersion: z.number().int(),
+    schema: z.object({ fields: z.array(FieldWireSchema) }),
+    jobId: z.string().nullable().openapi({
+      description:
+        'The merge-lane job that gives the base the columns (null when nothing changed, or on a drained table)',
+    }),
+  })
+  .openapi('ColumnsAdded');
+
 const BaseHealthSchema = z
   .object({
     version: z.number().int().openapi({ description: 'The latest Lance version, measured' }),
@@ -175,6 +211,11 @@ export const TableDescriptionSchema = z
     schema: z.object({
       fields: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })),
     }),
+    schemaVersion: z
+      .number()
+      .int()
+      .openapi({ description: '1 as created; one more with each change of the columns' }),
+    schemaHistory: z.array(SchemaChangeRecordSchema),
     primaryKey: z.array(z.string()),
     shards: z.number().int(),
     settings: TableSettingsSchemaWire,

@@ -29,6 +29,8 @@ export interface TableSchema {
   readonly fields: readonly ColumnDef[];
   /** Column names, in key order (composite keys sort like tuples in this order). */
   readonly primaryKey: readonly string[];
+  /** 1 as created; each change of the columns adds one (docs/design.md, "Schema evolution"). */
+  readonly version: number;
 }
 
 export interface KeyColumn {
@@ -62,13 +64,17 @@ function schemaError(column: string | null, reason: string, extra: Record<string
   return new SluiceError('INVALID_SCHEMA', message, { column, reason, ...extra });
 }
 
-interface RawField {
+export interface RawField {
   name: string;
   type: ColumnType;
   nullable: boolean | undefined;
 }
 
-function parseField(input: unknown, index: number, seen: Map<string, string>): RawField {
+/**
+ * One field of a schema as a client gives it; `seen` holds the names taken so far, folded
+ * to lower case, and gains this one.
+ */
+export function parseField(input: unknown, index: number, seen: Map<string, string>): RawField {
   if (!isPlainObject(input)) throw schemaError(null, `fields[${index}] must be an object`, { index });
   const { name, type, nullable } = input;
   if (typeof name !== 'string') throw schemaError(null, `fields[${index}].name must be a string`, { index });
@@ -139,7 +145,7 @@ function parsePrimaryKey(input: unknown, byName: ReadonlyMap<string, RawField>):
   return names;
 }
 
-export function parseTableSchema(schema: unknown, primaryKey: unknown): TableSchema {
+export function parseTableSchema(schema: unknown, primaryKey: unknown, version = 1): TableSchema {
   if (!isPlainObject(schema)) throw schemaError(null, 'schema must be an object {"fields":[…]}');
   for (const key of Object.keys(schema)) {
     if (key !== 'fields') throw schemaError(null, `unknown schema property "${key}"`);
@@ -159,6 +165,7 @@ export function parseTableSchema(schema: unknown, primaryKey: unknown): TableSch
   return {
     fields: raw.map(({ name, type, nullable }) => ({ name, type, nullable: nullable ?? !keySet.has(name) })),
     primaryKey: key,
+    version,
   };
 }
 

@@ -4,15 +4,18 @@
  * page of the scan in the dataset's own order (offset and limit on a scan of a fixed
  * version with a fixed filter, so the same offset always names the same row). Both read
  * only the columns asked for; rows come back in the table's schema, or that projection of it.
+ * A column the version does not have yet (added since, docs/design.md, "Schema evolution")
+ * reads as null.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
+import { conformColumns } from '../arrow/conform-columns.ts';
 import type { KeyValue } from '../arrow/key-codec.ts';
 import { keyColumns, toArrowSchema } from '../arrow/schema.ts';
-import { selectColumns } from '../arrow/select-columns.ts';
+import { SluiceError } from '../errors.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { BaseDatasets } from './base-datasets.ts';
 import { keysPredicates } from './key-predicate.ts';
-import { queryRows } from './lance-module.ts';
+import { type LanceTable, queryRows } from './lance-module.ts';
 
 /** The base's rows of those keys (each key once), in no particular order; `schema` names the columns read. */
 export async function lookupBase(
@@ -23,13 +26,10 @@ export async function lookupBase(
   schema: Schema = toArrowSchema(table.schema),
 ): Promise<RecordBatch[]> {
   const handle = await datasets.at(table, version);
+  const columns = await columnsPresent(handle, names(schema));
   const batches: RecordBatch[] = [];
   for (const where of keysPredicates(keyColumns(table.schema), keys)) {
-    const query = handle
-      .query()
-      .select(schema.fields.map((f) => f.name))
-      .where(where)
-      .limit(keys.length);
+    const query = handle.query().select(columns).where(where).limit(keys.length);
     batches.push(...inSchema(schema, await queryRows(query)));
   }
   return batches;
@@ -51,12 +51,29 @@ export async function scanBase(
 ): Promise<RecordBatch[]> {
   const handle = await datasets.at(table, version);
   try {
-    let query = handle.query().select(scan.schema.fields.map((f) => f.name));
+    let query = handle.query().select(await columnsPresent(handle, names(scan.schema)));
     if (scan.where !== null) query = query.where(scan.where);
     return inSchema(scan.schema, await queryRows(query.offset(page.offset).limit(page.limit)));
   } catch (err) {
+    if (scan.where !== null) await assertHasColumns(handle, table);
     throw await datasets.explainReadFailure(table, version, err);
   }
+}
+
+/**
+ * A filter failed on a base version without some of the table's columns: Lance cannot
+ * evaluate a column it does not have, even as null, until the base gets it at its next merge.
+ */
+export async function assertHasColumns(handle: LanceTable, table: TableDef): Promise<void> {
+  const all = table.schema.fields.map((f) => f.name);
+  const present = await columnsPresent(handle, all);
+  if (present.length === all.length) return;
+  const missing = all.filter((name) => !present.includes(name));
+  throw new SluiceError(
+    'SCHEMA_CHANGE_PENDING',
+    `the base of table "${table.name}" gets column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} at its next merge, asked for when ${missing.length > 1 ? 'they were' : 'it was'} added: retry in a few seconds`,
+    { table: table.name, columns: missing },
+  );
 }
 
 /** Live rows at `version`: Lance answers from the fragments' row counts and deletion files. */
@@ -66,5 +83,22 @@ export async function countBase(datasets: BaseDatasets, table: TableDef, version
 
 /** Lance's field metadata (the primary key mark) is left behind: rows carry the table's schema. */
 function inSchema(schema: Schema, rows: readonly RecordBatch[]): RecordBatch[] {
-  return rows.filter((b) => b.numRows > 0).map((b) => selectColumns(schema, b));
+  return rows.filter((b) => b.numRows > 0).map((b) => conformColumns(schema, b));
+}
+
+function names(schema: Schema): string[] {
+  return schema.fields.map((f) => f.name);
+}
+
+const namesOf = new WeakMap<LanceTable, Promise<Set<string>>>();
+
+/** Of the columns named, those the dataset version open in `handle` has. */
+export async function columnsPresent(handle: LanceTable, wanted: readonly string[]): Promise<string[]> {
+  let names = namesOf.get(handle);
+  if (!names) {
+    names = handle.schema().then((s) => new Set(s.fields.map((f) => f.name)));
+    namesOf.set(handle, names);
+  }
+  const present = await names;
+  return wanted.filter((name) => present.has(name));
 }

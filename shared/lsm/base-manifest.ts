@@ -7,14 +7,14 @@
  */
 import { SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { baseManifestKey, baseManifestPrefix } from '../table/paths.ts';
 import {
   type Change,
   type DocumentKind,
   type HintOptions,
   type Versioned,
   VersionedDocuments,
-} from './versioned-document.ts';
+} from '../store/versioned-document.ts';
+import { baseManifestKey, baseManifestPrefix } from '../table/paths.ts';
 
 export interface BaseManifest extends Versioned {
   formatVersion: 2;
@@ -25,6 +25,8 @@ export interface BaseManifest extends Versioned {
   mergedThrough: Record<string, number>;
   /** Merges recorded since the last optimize: what the sampler weighs to schedule one. */
   mergesSinceOptimize: number;
+  /** The table's schema version whose columns the recorded Lance version has; absent means 1. */
+  schemaVersion?: number;
 }
 
 export function emptyBaseManifest(table: string): BaseManifest {
@@ -38,6 +40,10 @@ export function emptyBaseManifest(table: string): BaseManifest {
     mergedThrough: {},
     mergesSinceOptimize: 0,
   };
+}
+
+export function baseSchemaVersion(base: BaseManifest): number {
+  return base.schemaVersion ?? 1;
 }
 
 export function mergedThrough(base: BaseManifest, shard: number): number {

@@ -6,7 +6,7 @@
  * recorded then is the fence that keeps a zombie's commit out (docs/base-table.md).
  */
 import { SluiceError } from '../errors.ts';
-import { type BaseManifest, mergedThrough } from './base-manifest.ts';
+import { type BaseManifest, baseSchemaVersion, mergedThrough } from './base-manifest.ts';
 
 /** The L0 generations of one shard a merge read: `from` through `to`, inclusive. */
 export interface MergedRange {
@@ -26,8 +26,10 @@ export function commitMerge(
   plannedOn: number | null,
   ranges: MergedRange[],
   lanceVersion: number,
+  schemaVersion = baseSchemaVersion(base),
 ): BaseManifest | null {
-  if (ranges.every((r) => mergedThrough(base, r.shard) >= r.to)) return null;
+  const evolves = schemaVersion > baseSchemaVersion(base);
+  if (!evolves && ranges.every((r) => mergedThrough(base, r.shard) >= r.to)) return null;
   const stale = ranges.find((r) => mergedThrough(base, r.shard) !== r.from - 1);
   if (stale || base.lanceVersion !== plannedOn) {
     throw new SluiceError('FENCED', 'the base moved since this merge was planned', {
@@ -46,6 +48,7 @@ export function commitMerge(
     lanceVersion,
     mergedThrough: watermarks,
     mergesSinceOptimize: base.mergesSinceOptimize + 1,
+    ...(evolves ? { schemaVersion } : {}),
   };
 }
 

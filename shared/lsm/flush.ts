@@ -15,8 +15,8 @@ import type { SealCounters } from '../redis/seal-counters.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { generationKey, walKey } from '../table/paths.ts';
-import type { TableDef } from '../table/table-def.ts';
-import { decodeWalEntry, walSchema } from '../wal/wal-entry.ts';
+import { schemaAt, type TableDef } from '../table/table-def.ts';
+import { decodeWalEntry, schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { commitGeneration, isCommitted } from './manifest-transitions.ts';
 import { buildRunFile, type RunFile } from './run-file.ts';
@@ -205,7 +205,10 @@ async function buildGeneration(run: ShardFlush, generation: SealedGeneration, tu
   turn.readAhead = null;
   const tables =
     (await readAhead?.tables) ?? (await readWalRange(deps.store, table.name, shard, generation, signal));
-  return buildRunFile(runKeyingFor(table, shard), walSchema(table.schema), tables);
+  // The newest schema among the entries, not the newest this process knows: a re-run after
+  // a later change of the columns then writes the same bytes (I13).
+  const version = Math.max(1, ...tables.map((e) => schemaVersionOf(e.table)));
+  return buildRunFile(runKeyingFor(table, shard), walSchema(schemaAt(table, version)), tables);
 }
 
 /** The row entries of a sealed WAL range, in seq order (holes left out). A missing entry is lost data: fail-stop. */

@@ -8,12 +8,12 @@
 import { gcDeletedObjects } from '../metrics.ts';
 import { deleteAll } from '../store/delete-all.ts';
 import type { ObjectStore } from '../store/object-store.ts';
+import type { Versioned } from '../store/versioned-document.ts';
 import { generationPrefix, numberFromKey, walPrefix } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
 import { pruneMerged } from './manifest-transitions.ts';
 import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
-import type { Versioned } from './versioned-document.ts';
 
 export interface GcDeps {
   store: ObjectStore;

@@ -7,6 +7,7 @@
  * meanwhile, and only the manifest commit is a compare-and-swap.
  */
 import { type RecordBatch, Table, tableFromIPC } from 'apache-arrow';
+import { conformColumns } from '../arrow/conform-columns.ts';
 import { keyAt, keyCodecFor } from '../arrow/key-codec.ts';
 import { toArrowSchema } from '../arrow/schema.ts';
 import { selectColumns } from '../arrow/select-columns.ts';
@@ -14,13 +15,19 @@ import { takeRows } from '../arrow/take.ts';
 import type { BaseDatasets } from '../base/base-datasets.ts';
 import type { LanceCommit } from '../base/lance-commits.ts';
 import { type BaseChange, commitChange, prepareBase } from '../base/merge-commit.ts';
+import { evolveBase } from '../base/schema-commit.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { isAppendOnly, type TableDef } from '../table/table-def.ts';
-import { OP_DELETE, walSchema } from '../wal/wal-entry.ts';
+import { isAppendOnly, schemaAt, type TableDef } from '../table/table-def.ts';
+import { OP_DELETE, schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { type Backlog, backlogOf } from './backlog.ts';
-import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
+import {
+  type BaseManifest,
+  type BaseManifestStore,
+  baseSchemaVersion,
+  mergedThrough,
+} from './base-manifest.ts';
 import { commitMerge, type MergedRange } from './base-transitions.ts';
 import { lastWritePerKey } from './last-write-per-key.ts';
 import { opsOf } from './run-file.ts';
@@ -139,7 +146,10 @@ export async function runMerge(
     const plan = planMerge(table, base, shards);
     const rows = plan.inputs.reduce((sum, i) => sum + i.generation.rows, 0);
     const nothing = { merged: [], rows: 0, left: plan.left, lanceVersion: null, rolledBack };
-    if (plan.inputs.length === 0) return nothing;
+    // A base of a newer schema than this definition would take rows short of its columns.
+    schemaAt(table, baseSchemaVersion(base));
+    const evolves = baseSchemaVersion(base) < table.schema.version;
+    if (plan.inputs.length === 0 && !evolves) return nothing;
     options.onWorkProgress?.(
       progressOf(
         plan.inputs.map((i) => i.generation),
@@ -150,10 +160,13 @@ export async function runMerge(
     const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
     rolledBack.push(...prepared.rolledBack);
     await options.onStep?.('prepared');
-    const committed = await commitChange(table, prepared, change);
+    // New rows may carry columns the base does not have yet: it gets them first.
+    const evolved = evolves ? await evolveBase(table, prepared) : null;
+    const on = evolved ? { ...prepared, on: evolved.version } : prepared;
+    const committed = await commitChange(table, on, change);
     options.onProgress?.('write');
     await options.onStep?.('lance-committed');
-    if (committed && !committed.clean) {
+    if ((evolved && !evolved.clean) || (committed && !committed.clean)) {
       // Another commit landed in between, so this one may sit on a zombie's: it is never
       // recorded, and the latest version goes back to the recorded content at once.
       await prepareBase(
@@ -163,11 +176,11 @@ export async function runMerge(
       );
       continue;
     }
-    const lanceVersion = committed?.version ?? prepared.on;
+    const lanceVersion = committed?.version ?? on.on;
     try {
       const { changed } = await deps.bases.update(
         table.name,
-        (current) => commitMerge(current, base.lanceVersion, plan.ranges, lanceVersion),
+        (current) => commitMerge(current, base.lanceVersion, plan.ranges, lanceVersion, table.schema.version),
         options.signal,
       );
       options.onProgress?.('commit');
@@ -204,9 +217,11 @@ async function readGenerations(store: ObjectStore, plan: MergePlan, options: Mer
  * on an append-only table every row, to add.
  */
 export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
+  // An input of a newer schema than this definition stops the merge until it is read again.
+  for (const input of inputs) schemaAt(table, schemaVersionOf(input));
   const codec = keyCodecFor(table.schema);
   const wal = walSchema(table.schema);
-  const batches: RecordBatch[] = inputs.flatMap((t) => t.batches).map((b) => selectColumns(wal, b));
+  const batches: RecordBatch[] = inputs.flatMap((t) => t.batches).map((b) => conformColumns(wal, b));
   const schema = toArrowSchema(table.schema);
   if (isAppendOnly(table)) {
     return {

@@ -6,8 +6,8 @@
  * pure function of the input entries, so a retried flush rewrites the same artifact (I13).
  */
 import { Binary, Field, makeData, RecordBatch, Schema, Struct, Table, tableToIPC } from 'apache-arrow';
+import { conformColumns } from '../arrow/conform-columns.ts';
 import { keyAt, type PackedKeys } from '../arrow/key-codec.ts';
-import { selectColumns } from '../arrow/select-columns.ts';
 import { takeRows } from '../arrow/take.ts';
 import { OP_COLUMN, OP_DELETE } from '../wal/wal-entry.ts';
 import type { RunKeying, WalRows } from './run-keys.ts';
@@ -24,11 +24,11 @@ export interface RunFile {
 }
 
 /**
- * Builds a run file from WAL entries in age order (oldest first: by seq); any columns
- * beyond `walSchema` are ignored.
+ * Builds a run file from WAL entries in age order (oldest first: by seq) under `walSchema`:
+ * a column an older entry lacks is null, any column beyond `walSchema` is ignored.
  */
 export function buildRunFile(keying: RunKeying, walSchema: Schema, entries: readonly WalRows[]): RunFile {
-  const batches = entries.flatMap((e) => e.table.batches).map((b) => selectColumns(walSchema, b));
+  const batches = entries.flatMap((e) => e.table.batches).map((b) => conformColumns(walSchema, b));
   const { keys, order } = keying(batches, entries);
   const ops = opsOf(batches);
   const schema = runSchema(walSchema);

@@ -6,14 +6,14 @@
  */
 import type { PoisonRecord } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { shardManifestKey, shardManifestPrefix } from '../table/paths.ts';
 import {
   type Change,
   type DocumentKind,
   type HintOptions,
   type Versioned,
   VersionedDocuments,
-} from './versioned-document.ts';
+} from '../store/versioned-document.ts';
+import { shardManifestKey, shardManifestPrefix } from '../table/paths.ts';
 
 export interface SealedGeneration {
   generation: number;

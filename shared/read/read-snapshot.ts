@@ -12,6 +12,8 @@
  * read, and per shard the WAL entries it listed, are read again exactly, so every page of
  * a scan sees the same overlay and base.
  */
+import type { Table } from 'apache-arrow';
+import { conformTable } from '../arrow/conform-columns.ts';
 import type { BaseDatasets } from '../base/base-datasets.ts';
 import { SluiceError } from '../errors.ts';
 import {
@@ -20,6 +22,7 @@ import {
   emptyBaseManifest,
   mergedThrough,
 } from '../lsm/base-manifest.ts';
+import { KEY_COLUMN, runSchema } from '../lsm/run-file.ts';
 import { runKeyingFor } from '../lsm/run-keys.ts';
 import {
   committedAbove,
@@ -34,9 +37,9 @@ import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { walKey } from '../table/paths.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { schemaAt, type TableDef } from '../table/table-def.ts';
 import { listWalAfter } from '../wal/frontier.ts';
-import { isHole } from '../wal/wal-entry.ts';
+import { isHole, schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
 import { type CachedTable, derived, type ObjectCache } from './object-cache.ts';
 import { fileRun, type SortedRun, walRun } from './sorted-run.ts';
 
@@ -185,11 +188,14 @@ async function shardRuns(
       const cached = await required(deps.cache, source, signal);
       return isHole(cached.table)
         ? null
-        : { source, run: derived(cached, 'run', () => walRun(keying, { seq, table: cached.table })) };
+        : {
+            source,
+            run: derived(cached, runKey(table), () => walRun(keying, { seq, table: current(table, cached) })),
+          };
     }),
   );
   const unmerged = [...committedAbove(manifest, watermark)].reverse();
-  const l0Runs = await Promise.all(unmerged.map((g) => runOf(deps.cache, g.path, signal)));
+  const l0Runs = await Promise.all(unmerged.map((g) => runOf(deps.cache, table, g.path, signal)));
   const tail = walRuns.filter((r) => r !== null).reverse();
   return {
     manifest,
@@ -202,9 +208,30 @@ async function shardRuns(
   };
 }
 
-async function runOf(cache: ObjectCache, path: string, signal?: AbortSignal): Promise<SortedRun> {
+async function runOf(
+  cache: ObjectCache,
+  table: TableDef,
+  path: string,
+  signal?: AbortSignal,
+): Promise<SortedRun> {
   const cached = await required(cache, path, signal);
-  return derived(cached, 'run', () => fileRun(cached.table));
+  return derived(cached, runKey(table), () => fileRun(current(table, cached)));
+}
+
+/** A run is kept per schema version it was read under: its rows carry that version's columns. */
+function runKey(table: TableDef): string {
+  return `run@${table.schema.version}`;
+}
+
+/**
+ * The object's rows under the table's schema as this process holds it: columns added since
+ * it was written read as null; an object of a newer schema than that is SCHEMA_OUTDATED.
+ */
+function current(table: TableDef, cached: CachedTable): Table {
+  schemaAt(table, schemaVersionOf(cached.table));
+  const wal = walSchema(table.schema);
+  const keyed = cached.table.schema.fields.some((f) => f.name === KEY_COLUMN);
+  return conformTable(keyed ? runSchema(wal) : wal, cached.table);
 }
 
 async function required(cache: ObjectCache, key: string, signal?: AbortSignal): Promise<CachedTable> {

@@ -61,7 +61,8 @@ export class PendingTables {
    * released. `key` names exactly those members: the same key is always the same rows.
    */
   async of(key: string, members: readonly PendingMember[], def: TableDef): Promise<HeldTable> {
-    const entry = this.entryOf(key, members, def);
+    // The runs' columns are those of the schema version they were read under.
+    const entry = this.entryOf(`${key}@v${def.schema.version}`, members, def);
     entry.holders++;
     let released = false;
     const release = () => {

@@ -10,9 +10,10 @@
  * score), newest value per key, no deleted row.
  */
 import { Float32, type RecordBatch, type Schema, Table, vectorFromArray } from 'apache-arrow';
+import { conformColumns } from '../arrow/conform-columns.ts';
 import { keyCodecFor } from '../arrow/key-codec.ts';
-import { selectColumns } from '../arrow/select-columns.ts';
 import { takeRows } from '../arrow/take.ts';
+import { assertHasColumns, columnsPresent } from '../base/pinned-read.ts';
 import { SluiceError } from '../errors.ts';
 import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
@@ -139,7 +140,9 @@ async function searchBase(
   const codec = keyCodecFor(table.schema);
   const most = request.k + shadowedKeys.size;
   for (let limit = Math.min(request.k, most); ; limit = Math.min(most, limit * 4)) {
-    const batches = await runSearch(handle, request, columns, limit).catch(async (err: unknown) => {
+    const read = await columnsPresent(handle, columns);
+    const batches = await runSearch(handle, request, read, limit).catch(async (err: unknown) => {
+      if (request.filter !== null) await assertHasColumns(handle, table);
       throw await deps.datasets.explainReadFailure(table, version, err);
     });
     const candidates: Candidate[] = [];
@@ -194,7 +197,7 @@ function answer(request: SearchRequest, out: Schema, ranked: readonly Candidate[
     if (offset === undefined) {
       offset = total;
       offsets.set(c.batch, offset);
-      sources.push(selectColumns(out, c.batch));
+      sources.push(conformColumns(out, c.batch));
       total += c.batch.numRows;
     }
     return offset + c.row;

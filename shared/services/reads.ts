@@ -41,10 +41,11 @@ export class Reads {
 
   async scan(tableName: string, options: ScanRequest, signal?: AbortSignal): Promise<ScanPage> {
     const cursorTtlMs = this.#cursorTtlMs();
-    const table = await this.#parts.table(tableName);
     const { from, to, ...page } = options;
-    const range = parseKeyRange(table, { from, to });
-    return scanRows(this.#parts, table, { ...page, range, cursorTtlMs }, signal);
+    return this.#parts.withFreshSchema(tableName, (table) => {
+      const range = parseKeyRange(table, { from, to });
+      return scanRows(this.#parts, table, { ...page, range, cursorTtlMs }, signal);
+    });
   }
 
   /**
@@ -79,7 +80,7 @@ export class Reads {
   }
 
   async countRows(tableName: string, signal?: AbortSignal): Promise<RowCount> {
-    return countRows(this.#parts, await this.#parts.table(tableName), signal);
+    return this.#parts.withFreshSchema(tableName, (table) => countRows(this.#parts, table, signal));
   }
 
   /** The stats of a table already described, so a listing reads no definition twice. */

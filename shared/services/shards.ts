@@ -29,21 +29,23 @@ export class Shards {
   }
 
   seal(tableName: string, shard: number, signal?: AbortSignal): Promise<SealOutcome> {
-    return timed(sealDuration, async () => {
-      const table = await this.#parts.table(tableName);
-      const outcome = await sealShard(this.#parts, table, checkShard(table, shard), signal);
-      if (outcome.sealed.length > 0) await this.#parts.samplerIndex.markDirty(table.name, [shard]);
-      return outcome;
-    });
+    return timed(sealDuration, () =>
+      this.#parts.withFreshSchema(tableName, async (table) => {
+        const outcome = await sealShard(this.#parts, table, checkShard(table, shard), signal);
+        if (outcome.sealed.length > 0) await this.#parts.samplerIndex.markDirty(table.name, [shard]);
+        return outcome;
+      }),
+    );
   }
 
   flush(tableName: string, shard: number, options?: FlushOptions): Promise<number[]> {
-    return timed(flushDuration, async () => {
-      const table = await this.#parts.table(tableName);
-      const committed = await flushShard(this.#parts, table, checkShard(table, shard), options);
-      if (committed.length > 0) await this.#parts.samplerIndex.markDirty(table.name, [shard]);
-      return committed;
-    });
+    return timed(flushDuration, () =>
+      this.#parts.withFreshSchema(tableName, async (table) => {
+        const committed = await flushShard(this.#parts, table, checkShard(table, shard), options);
+        if (committed.length > 0) await this.#parts.samplerIndex.markDirty(table.name, [shard]);
+        return committed;
+      }),
+    );
   }
 
   /** Asks for a flush of the shard; `retry` continues a failed generation's budget (I6). */

@@ -24,7 +24,9 @@ export class TableWork {
 
   merge(tableName: string, options?: MergeOptions): Promise<MergeOutcome> {
     return timed(mergeDuration, async () => {
-      const outcome = await runMerge(this.#parts, await this.#parts.table(tableName), options);
+      const outcome = await this.#parts.withFreshSchema(tableName, (table) =>
+        runMerge(this.#parts, table, options),
+      );
       this.#reportRollbacks(tableName, outcome.rolledBack);
       await this.#parts.samplerIndex.markDirty(
         tableName,

@@ -29,6 +29,14 @@ export class Tables {
    * The table a write goes to, without asking whether it was dropped: the WAL allocation
    * refuses a dropped table itself (TableDrops), so a write makes no Redis call for it.
    */
+  /**
+   * The definition this process holds, without asking about a drop: to answer rows a read
+   * just returned, whose columns are those of the definition it read with (its newest).
+   */
+  describeHeld(name: string): Promise<TableDef> {
+    return this.#lookup.forWrite(name);
+  }
+
   describeForWrite(name: string): Promise<TableDef> {
     return this.#lookup.forWrite(name);
   }
@@ -65,6 +73,32 @@ export class Tables {
     if (await this.#parts.drains.isDrained(table.name, signal)) return { index, jobId: null };
     const { jobId } = await requestManualWork(this.#parts, 'optimize', table.name, signal);
     return { index, jobId };
+  }
+
+  /**
+   * Adds columns (schema-change.ts; INVALID_SCHEMA, INVALID_SCHEMA_CHANGE: nothing changes).
+   * Durable before it answers, so from then on a write naming them is taken in every process,
+   * which reads the definition again when its own refuses the write. The base gets them at
+   * its next merge, asked for now (unless drained) so that outside readers see them soon.
+   */
+  async addColumns(
+    name: string,
+    input: unknown,
+    signal?: AbortSignal,
+  ): Promise<{ table: TableDef; jobId: string | null }> {
+    const before = await this.#lookup.get(name);
+    const table = await this.#parts.catalog.changeColumns(name, input, signal);
+    this.#lookup.replace(table);
+    if (table.schema.version === before.schema.version || (await this.isDrained(name, signal))) {
+      return { table, jobId: null };
+    }
+    const { jobId } = await requestManualWork(this.#parts, 'merge', name, signal);
+    return { table, jobId };
+  }
+
+  /** The definition read again if the one held is at schema version `seen` or older. */
+  refresh(name: string, seen: number): Promise<TableDef> {
+    return this.#lookup.refresh(name, seen);
   }
 
   isDrained(name: string, signal?: AbortSignal): Promise<boolean> {

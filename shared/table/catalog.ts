@@ -1,14 +1,16 @@
 /**
  * The table catalog: one `tables/{name}/table.json` per table, in the object store and
- * nowhere else. Create is a put-if-absent, so of two racing creates exactly one wins and
- * the other gets TABLE_EXISTS, with no lock anywhere. Every read of a definition validates
- * it again (I9): a definition that no longer passes is reported, never used.
+ * nowhere else, and beside it the changes of its columns (schema-documents.ts). Create is a
+ * put-if-absent, so of two racing creates exactly one wins and the other gets TABLE_EXISTS,
+ * with no lock anywhere. Every read of a definition validates it again (I9): a definition
+ * that no longer passes is reported, never used.
  */
 import type { TableSettings } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import { pageLimit } from '../page-limit.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tableConfigKey, tableDroppedKey, tablePrefix, tablesPrefix } from './paths.ts';
+import type { SchemaDocuments } from './schema-documents.ts';
 import { parseCreateTable, parseStoredTableDef, type TableDef, tableDefToJSON } from './table-def.ts';
 import { isTableName } from './table-name.ts';
 
@@ -31,6 +33,7 @@ export class TableCatalog {
   constructor(
     private readonly store: ObjectStore,
     private readonly defaults: TableSettings,
+    private readonly schemas: SchemaDocuments,
   ) {}
 
   /** Validates the `POST /v1/tables` body, then stores it; TABLE_EXISTS if the name is taken. */
@@ -62,7 +65,12 @@ export class TableCatalog {
     if (!object || (await this.isDropped(name, signal))) {
       throw new SluiceError('TABLE_NOT_FOUND', `table "${name}" does not exist`, { table: name });
     }
-    return this.decode(name, key, object.body);
+    return this.schemas.apply(this.decode(name, key, object.body), signal);
+  }
+
+  /** Adds columns to the table (schema-change.ts); answers the definition as it now is. */
+  async changeColumns(name: string, input: unknown, signal?: AbortSignal): Promise<TableDef> {
+    return this.schemas.change(await this.get(name, signal), input, new Date(), signal);
   }
 
   /** Dropped tables whose data is still there (table-drops.ts purges it). */
@@ -99,7 +107,7 @@ export class TableCatalog {
       const object = await this.store.get(tableConfigKey(name), { signal });
       // A prefix without table.json holds no table (the definition is always written first).
       if (object && !(await this.isDropped(name, signal)))
-        items.push(this.decode(name, tableConfigKey(name), object.body));
+        items.push(await this.schemas.apply(this.decode(name, tableConfigKey(name), object.body), signal));
       cursor = name;
     }
   }

@@ -11,6 +11,7 @@
  * tables/{table}/shards/{shard}/gen/{gen:020}.arrow
  * tables/{table}/shards/{shard}/_manifest/{ver:020}.json
  * tables/{table}/base/_manifest/{ver:020}.json
+ * tables/{table}/schema/_manifest/{ver:020}.json   (the columns' changes since table.json)
  * tables/{table}/base.lance/…       (the base table: a Lance dataset, laid out by Lance)
  * ```
  */
@@ -96,6 +97,14 @@ export function baseManifestPrefix(table: string): string {
 
 export function baseManifestKey(table: string, version: number): string {
   return `${baseManifestPrefix(table)}${pad(version)}.json`;
+}
+
+export function schemaDocumentPrefix(table: string): string {
+  return `${tablePrefix(table)}schema/_manifest/`;
+}
+
+export function schemaDocumentKey(table: string, version: number): string {
+  return `${schemaDocumentPrefix(table)}${pad(version)}.json`;
 }
 
 /** A file of the base's Lance dataset, by its path inside the dataset (`_versions/…`, `_transactions/…`). */

@@ -15,6 +15,7 @@ import { type TableSettings, TableSettingsSchema } from '../config.ts';
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
 import { type IndexDecl, parseIndexDecls } from './index-decl.ts';
+import type { SchemaChangeRecord } from './schema-change.ts';
 import { assertTableName } from './table-name.ts';
 
 export const TABLE_FORMAT_VERSION = 1;
@@ -32,6 +33,8 @@ export interface TableDef {
   readonly indexes: readonly IndexDecl[];
   /** ISO-8601, UTC. */
   readonly createdAt: string;
+  /** The changes of the columns since create, oldest first (schema-documents.ts); `schema.version` is the latest. */
+  readonly schemaHistory: readonly SchemaChangeRecord[];
 }
 
 /** The wire and storage form; `primaryKey` sits beside `schema`, as in the create request. */
@@ -126,6 +129,7 @@ export function parseCreateTable(input: unknown, defaults: TableSettings, now: D
     settings: parseTableSettings(input.settings, defaults),
     indexes: parseIndexDecls(input.indexes, schema),
     createdAt: now.toISOString(),
+    schemaHistory: [],
   };
 }
 
@@ -158,6 +162,7 @@ export function parseStoredTableDef(input: unknown, defaults: TableSettings): Ta
     // A table stored before indexes could be declared has none.
     indexes: parseIndexDecls(input.indexes, schema),
     createdAt,
+    schemaHistory: [],
   };
 }
 
@@ -180,4 +185,38 @@ export function tableDefToJSON(def: TableDef): TableDefJSON {
     indexes: [...def.indexes],
     createdAt: def.createdAt,
   };
+}
+
+const schemasOf = new WeakMap<TableDef, TableSchema[]>();
+
+/**
+ * The table's schema as it was at `version` (1 as created): the columns added since are
+ * left out. Built once per definition, so that every object of one version is read with
+ * the same schema object (walSchema and toArrowSchema cache by it).
+ */
+export function schemaAt(def: TableDef, version: number): TableSchema {
+  let schemas = schemasOf.get(def);
+  if (!schemas) {
+    schemas = [];
+    for (let v = 1; v <= def.schema.version; v++) {
+      const later = new Set(
+        def.schemaHistory.filter((r) => r.schemaVersion > v).flatMap((r) => r.change.add.map((c) => c.name)),
+      );
+      schemas.push(
+        v === def.schema.version
+          ? def.schema
+          : { ...def.schema, fields: def.schema.fields.filter((f) => !later.has(f.name)), version: v },
+      );
+    }
+    schemasOf.set(def, schemas);
+  }
+  const schema = schemas[version - 1];
+  if (!schema) {
+    throw new SluiceError(
+      'SCHEMA_OUTDATED',
+      `table "${def.name}" is at schema version ${def.schema.version} here, and an object names version ${version}`,
+      { table: def.name, known: def.schema.version, version },
+    );
+  }
+  return schema;
 }

@@ -1,8 +1,13 @@
 /**
- * Table definitions never change once created, so each is read from the store once per
- * process; whether the table was dropped since is asked every time (one Redis read), except
- * by a write, whose WAL allocation refuses a dropped table itself (TableDrops).
+ * A definition is read from the store once per process and kept; whether the table was
+ * dropped since is asked every time (one Redis read), except by a write, whose WAL
+ * allocation refuses a dropped table itself (TableDrops). Only the columns of a table change
+ * (schema-documents.ts), and only by growing: a process learns of a change when something
+ * shows it — an object naming a newer schema version (`SCHEMA_OUTDATED`, `withFreshSchema`),
+ * or a write the definition it holds refuses (`refresh`) — and then reads the definition
+ * again (docs/design.md, "Schema evolution").
  */
+import { isSluiceError, SluiceError } from '../errors.ts';
 import type { TableCatalog } from './catalog.ts';
 import type { TableDef } from './table-def.ts';
 import { type DroppedTable, notFound, type TableDrops } from './table-drops.ts';
@@ -30,7 +35,49 @@ export class TableLookup {
    * whatever the read found or failed with.
    */
   async whileLive<T>(name: string, read: (table: TableDef) => Promise<T>): Promise<T> {
-    const def = await this.cached(name);
+    return this.withFreshSchema(name, (def) => this.whileLiveAt(def, read), this.cached(name));
+  }
+
+  /**
+   * `work` on the live definition held, and once more on the definition read again when the
+   * work met an object of a newer schema than that one.
+   */
+  async withFreshSchema<T>(
+    name: string,
+    work: (table: TableDef) => Promise<T>,
+    held: Promise<TableDef> = this.get(name),
+  ): Promise<T> {
+    const def = await held;
+    try {
+      return await work(def);
+    } catch (err) {
+      if (!isSluiceError(err, 'SCHEMA_OUTDATED')) throw err;
+      const fresh = await this.refresh(name, def.schema.version);
+      if (fresh.schema.version === def.schema.version) throw outdatedError(fresh, err);
+      return work(fresh);
+    }
+  }
+
+  /**
+   * The definition read again from the store, unless one newer than `seen` is held already;
+   * concurrent callers share one read.
+   */
+  async refresh(name: string, seen: number): Promise<TableDef> {
+    const held = await this.cached(name);
+    if (held.schema.version > seen) return held;
+    const loading = this.catalog.get(name);
+    this.tables.set(name, loading);
+    loading.catch(() => this.tables.delete(name));
+    return loading;
+  }
+
+  /** The definition a change of its columns made: every later use in this process gets it. */
+  replace(def: TableDef): void {
+    this.tables.set(def.name, Promise.resolve(def));
+  }
+
+  private async whileLiveAt<T>(def: TableDef, read: (table: TableDef) => Promise<T>): Promise<T> {
+    const name = def.name;
     const [dropped, result] = await Promise.allSettled([this.drops.isDropped(def.name), read(def)]);
     if (dropped.status === 'rejected') throw dropped.reason;
     if (dropped.value) {
@@ -67,4 +114,14 @@ export class TableLookup {
     loading.catch(() => this.tables.delete(name));
     return loading;
   }
+}
+
+/** Read again and still older than what an object names: the object is not of this table's history. */
+function outdatedError(def: TableDef, cause: unknown): SluiceError {
+  return new SluiceError(
+    'DATA_CORRUPT',
+    `an object of table "${def.name}" names a schema version newer than the table's latest, ${def.schema.version}`,
+    { table: def.name, schemaVersion: def.schema.version },
+    { cause },
+  );
 }

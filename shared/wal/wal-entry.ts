@@ -15,6 +15,7 @@ import {
   tableFromIPC,
   tableToIPC,
 } from 'apache-arrow';
+import { conformColumns } from '../arrow/conform-columns.ts';
 import { type TableSchema, toArrowSchema } from '../arrow/schema.ts';
 import { concatBatches } from '../arrow/take.ts';
 import { SluiceError } from '../errors.ts';
@@ -25,6 +26,8 @@ export const OP_DELETE = 1;
 export type Op = typeof OP_UPSERT | typeof OP_DELETE;
 
 const HOLE_MARKER = 'sluice.hole';
+/** The schema version an entry (and the L0 file built from it) was written under; absent means 1. */
+const SCHEMA_VERSION_KEY = 'sluice.schema_version';
 
 export type WalEntry = { kind: 'hole'; seq: number } | { kind: 'rows'; table: Table };
 
@@ -41,7 +44,8 @@ export function walSchema(schema: TableSchema): Schema {
   const fields = toArrowSchema(schema).fields.map(
     (field) => new Field(field.name, field.type, !keys.has(field.name)),
   );
-  const built = new Schema([...fields, new Field(OP_COLUMN, new Int8(), false)]);
+  const metadata = new Map([[SCHEMA_VERSION_KEY, String(schema.version)]]);
+  const built = new Schema([...fields, new Field(OP_COLUMN, new Int8(), false)], metadata);
   walSchemas.set(schema, built);
   return built;
 }
@@ -86,7 +90,8 @@ export function encodeWalEntry(schema: TableSchema, writes: readonly WalWrite[])
  * re-labelled once, since a record batch costs Arrow JS more to build than ten rows cost to
  * copy.
  */
-function walBatches(schema: TableSchema, writes: readonly WalWrite[]): RecordBatch[] {
+function walBatches(schema: TableSchema, allWrites: readonly WalWrite[]): RecordBatch[] {
+  const writes = allWrites.map((w) => underSchema(schema, w));
   let rows = 0;
   for (const { batch } of writes) rows += batch.numRows;
   if (writes.length === 1 || rows >= COMBINE_BELOW_ROWS_PER_WRITE * writes.length) {
@@ -99,6 +104,12 @@ function walBatches(schema: TableSchema, writes: readonly WalWrite[]): RecordBat
     at += batch.numRows;
   }
   return [toWalBatch(schema, concatBatches(writes.map((w) => w.batch)), ops)];
+}
+
+/** A write made under an older schema of the table, its missing columns null. */
+function underSchema(schema: TableSchema, write: WalWrite): WalWrite {
+  if (write.batch.schema.fields.length === schema.fields.length) return write;
+  return { ...write, batch: conformColumns(toArrowSchema(schema), write.batch) };
 }
 
 export function encodeHole(seq: number): Uint8Array {
@@ -115,6 +126,12 @@ export function decodeWalEntry(body: Uint8Array, seq: number): WalEntry {
   }
   if (isHole(table)) return { kind: 'hole', seq };
   return { kind: 'rows', table };
+}
+
+/** The schema version a WAL entry or L0 file names. */
+export function schemaVersionOf(table: Table): number {
+  const value = table.schema.metadata.get(SCHEMA_VERSION_KEY);
+  return value === undefined ? 1 : Number(value);
 }
 
 export function isHole(table: Table): boolean {

@@ -120,7 +120,9 @@ export class WalWriter {
     const id = shardId(table.name, shard);
     const known = this.lanes.get(id);
     if (known) {
-      known.table = table;
+      // A write still holding the definition from before a change of the columns does not
+      // take the lane back to it: its rows are valid under the newer one (schema-change.ts).
+      if (table.schema.version >= known.table.schema.version) known.table = table;
       return known;
     }
     const { groupCommitMaxBytes, groupCommitMaxRows, maxPutsInFlight, pipelineMinBytes, pipelineWaitMs } =

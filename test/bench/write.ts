@@ -99,13 +99,13 @@ import { type JsonRow, jsonRowsToRecordBatch } from '../../shared/arrow/json-row
 import { parseTableSchema, type TableSchema } from '../../shared/arrow/schema.ts';
 import type { Logger } from '../../shared/log.ts';
 import { ShardManifestStore } from '../../shared/lsm/shard-manifest.ts';
-import { hintsFor } from '../../shared/lsm/versioned-document.ts';
 import { walRedisRoundTrips } from '../../shared/metrics.ts';
 import { createRedis } from '../../shared/redis/connection.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 import type { FaultyStore } from '../../shared/store/faulty-store.ts';
 import type { ObjectStore } from '../../shared/store/object-store.ts';
 import { openStore } from '../../shared/store/open-store.ts';
+import { hintsFor } from '../../shared/store/versioned-document.ts';
 import { DEFAULT_SHARDS, type TableDef } from '../../shared/table/table-def.ts';
 import type { AppendResult } from '../../shared/wal/append.ts';
 import { encodeWalEntry, OP_UPSERT } from '../../shared/wal/wal-entry.ts';

@@ -203,6 +203,18 @@ describe('sluice load, killed and resumed', () => {
       const range = await runCli(['scan', 'stream', '--from', '5'], env());
       expect(range.code).toBe(1);
       expect(range.stderr).toContain('TABLE_HAS_NO_KEY');
+
+      const added = await runCli(['table', 'add-column', 'stream', 'note', 'utf8'], env());
+      expect([added.code, added.stderr]).toEqual([0, '']);
+      expect(JSON.parse(added.stdout.toString())).toMatchObject({ schemaVersion: 2 });
+      const described = JSON.parse((await runCli(['table', 'describe', 'stream'], env())).stdout.toString());
+      expect(described.schemaHistory).toEqual([
+        {
+          schemaVersion: 2,
+          at: expect.any(String),
+          change: { add: [{ name: 'note', type: 'utf8', nullable: true }] },
+        },
+      ]);
     },
     BULK_TIMEOUT_MS,
   );

@@ -21,6 +21,26 @@ export function harnessRuntime(h: Harness): Runtime {
   return { sluice: h.sluice, parts: h.parts, scheduler: h.scheduler, redis: h.redis, close: async () => {} };
 }
 
+/**
+ * The API of a second process on the harness's store and Redis (`h.otherProcess()`), served
+ * beside the harness's own: for what one process must learn from another.
+ */
+export async function serveOtherProcess(h: Harness): Promise<ServedHarness> {
+  const other = h.otherProcess();
+  const runtime: Runtime = { ...harnessRuntime(h), sluice: other.sluice, parts: other.parts };
+  const api = openApi(runtime);
+  const http = await startServer(api.app, { ...h.config, port: 0 }, h.sluice.log);
+  return {
+    url: http.url,
+    call: httpClient(http.url),
+    async close() {
+      await http.close();
+      await api.close();
+      await other.parts.wal.settle();
+    },
+  };
+}
+
 export async function serveHarness(
   h: Harness,
   options: { dashboard?: boolean } = {},

@@ -46,15 +46,19 @@ export async function writeRows(sluice: Sluice, table: string, rows: JsonRow[]) 
  * scan returns the pending rows in key order and the base in its storage order).
  */
 export async function readAll(sluice: Sluice, table: string, pageSize = 1000): Promise<JsonRow[]> {
-  const def = await sluice.tables.describe(table);
-  const rows: JsonRow[] = [];
+  const pages = [];
   let after: string | null = null;
   do {
     const page = await sluice.reads.scan(table, { limit: pageSize, after });
-    rows.push(...tableToJsonRows(def.schema, page.rows));
+    pages.push(page.rows);
     after = page.next;
   } while (after);
-  return inKeyOrder(def.schema, rows);
+  // Asked after the scan: a scan that met a newer schema read the definition again.
+  const def = await sluice.tables.describe(table);
+  return inKeyOrder(
+    def.schema,
+    pages.flatMap((rows) => tableToJsonRows(def.schema, rows)),
+  );
 }
 
 export function inKeyOrder(schema: TableSchema, rows: JsonRow[]): JsonRow[] {
@@ -67,8 +71,8 @@ export function inKeyOrder(schema: TableSchema, rows: JsonRow[]): JsonRow[] {
 }
 
 export async function lookupJson(sluice: Sluice, table: string, key: unknown): Promise<JsonRow | null> {
-  const def = await sluice.tables.describe(table);
   const found = await sluice.reads.lookup(table, key);
+  const def = await sluice.tables.describe(table);
   return found ? (tableToJsonRows(def.schema, found)[0] ?? null) : null;
 }
 

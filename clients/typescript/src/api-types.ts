@@ -131,6 +131,26 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/v1/tables/{t}/columns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add nullable columns; from the answer on, writes naming them are taken in every process, and older rows read them as null
+     * @description Scope: `admin`.
+     */
+    post: operations['addColumns'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/tables/{t}/indexes': {
     parameters: {
       query?: never;
@@ -500,6 +520,7 @@ export type components = {
     ErrorCode:
       | 'INVALID_REQUEST'
       | 'INVALID_SCHEMA'
+      | 'INVALID_SCHEMA_CHANGE'
       | 'INVALID_ROWS'
       | 'INVALID_TABLE_NAME'
       | 'INVALID_KEY'
@@ -545,6 +566,8 @@ export type components = {
       | 'ABORTED'
       | 'DATA_MISSING'
       | 'DATA_CORRUPT'
+      | 'SCHEMA_OUTDATED'
+      | 'SCHEMA_CHANGE_PENDING'
       | 'TIMEOUT';
     TableDescription: {
       formatVersion: number;
@@ -556,6 +579,9 @@ export type components = {
           nullable: boolean;
         }[];
       };
+      /** @description 1 as created; one more with each change of the columns */
+      schemaVersion: number;
+      schemaHistory: components['schemas']['SchemaChangeRecord'][];
       primaryKey: string[];
       shards: number;
       settings: components['schemas']['TableSettings'];
@@ -568,6 +594,18 @@ export type components = {
     };
     /** @example events */
     TableName: string;
+    SchemaChangeRecord: {
+      schemaVersion: number;
+      /** Format: date-time */
+      at: string;
+      change: {
+        add: {
+          name: string;
+          type: string;
+          nullable: boolean;
+        }[];
+      };
+    };
     TableSettings: {
       mergeAfterGenerations: number;
       mergeAfterSeconds: number;
@@ -675,6 +713,31 @@ export type components = {
       items: components['schemas']['TableDescription'][];
       /** @description Opaque cursor of the next page; null on the last. */
       next: string | null;
+    };
+    ColumnsAdded: {
+      schemaVersion: number;
+      schema: {
+        fields: {
+          name: string;
+          type: string;
+          nullable: boolean;
+        }[];
+      };
+      /** @description The merge-lane job that gives the base the columns (null when nothing changed, or on a drained table) */
+      jobId: string | null;
+    };
+    /** @description Columns to add, each nullable: rows written before read them as null. Types cannot change yet, nor columns be renamed or dropped. */
+    SchemaChange: {
+      add: {
+        name: string;
+        /** @description A column type, as in a create */
+        type: string;
+        /**
+         * @description Added columns are nullable
+         * @enum {boolean}
+         */
+        nullable?: true;
+      }[];
     };
     DeclaredIndex: {
       index: components['schemas']['IndexDeclaration'];
@@ -1489,6 +1552,115 @@ export interface operations {
       };
       /** @description Not found: TABLE_NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Internal failure: INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unavailable: retry, or see the code: STORE_UNAVAILABLE, REDIS_UNAVAILABLE, STORE_CONFLICT */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request ran past the deadline; a write may have landed, retry it: TIMEOUT */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  addColumns: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        t: components['schemas']['TableName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SchemaChange'];
+      };
+    };
+    responses: {
+      /** @description The schema now in force, and the merge-lane job that gives the base the columns */
+      200: {
+        headers: {
+          /** @description The status of that job */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ColumnsAdded'];
+        };
+      };
+      /** @description Bad input; nothing was written: INVALID_REQUEST, INVALID_TABLE_NAME, INVALID_SCHEMA, INVALID_SCHEMA_CHANGE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No, malformed or unknown bearer token: UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The token lacks the scope of the route: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found: TABLE_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -17,6 +17,7 @@ import { ackedThrough, isMerged, leftToMerge, type ShardLeft } from './merged-th
 import { Transport, type TransportOptions } from './transport.ts';
 import type {
   Ack,
+  ColumnsAdded,
   CooldownPage,
   CreateTable,
   DeadLetter,
@@ -32,6 +33,7 @@ import type {
   Row,
   RowCount,
   ScanPage,
+  SchemaChange,
   SearchBody,
   SearchResult,
   ShardStats,
@@ -410,6 +412,14 @@ export class SluiceClient {
       if (FINAL_MERGE_STATES.has(status.state)) return status;
       await new Promise((resolve) => setTimeout(resolve, interval));
     }
+  }
+
+  /**
+   * Adds nullable columns: writes naming them are taken from the answer on, in every
+   * process; rows written before read them as null.
+   */
+  addColumns(tableName: string, change: SchemaChange, signal?: AbortSignal): Promise<ColumnsAdded> {
+    return this.transport.json({ method: 'POST', path: `${table(tableName)}/columns`, json: change, signal });
   }
 
   /** Declares an index that the table's merge lane builds on the base and keeps up to date. */

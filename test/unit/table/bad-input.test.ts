@@ -24,8 +24,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeArrowStreamForTable, encodeIpcFile, encodeIpcStream } from '../../../shared/arrow/ipc.ts';
 import { jsonRowsToTable } from '../../../shared/arrow/json-rows.ts';
 import { type ErrorCode, SluiceError } from '../../../shared/errors.ts';
+import { hintsFor } from '../../../shared/store/versioned-document.ts';
 import { TableCatalog } from '../../../shared/table/catalog.ts';
 import { tableConfigKey, walKey } from '../../../shared/table/paths.ts';
+import { SchemaDocuments } from '../../../shared/table/schema-documents.ts';
 import type { TableDef } from '../../../shared/table/table-def.ts';
 import {
   type Column,
@@ -634,7 +636,7 @@ describe('bad input writes nothing (I9)', () => {
 
   beforeEach(() => {
     store = new MemoryStore();
-    catalog = new TableCatalog(store, defaultSettings);
+    catalog = new TableCatalog(store, defaultSettings, new SchemaDocuments(store, hintsFor(60_000)));
   });
 
   /** What the write path does with a body: validate it completely, then put one WAL entry. */

@@ -1,7 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isSluiceError } from '../../../shared/errors.ts';
+import { hintsFor } from '../../../shared/store/versioned-document.ts';
 import { TableCatalog } from '../../../shared/table/catalog.ts';
 import { tableConfigKey, tablesPrefix, walKey } from '../../../shared/table/paths.ts';
+import { SchemaDocuments } from '../../../shared/table/schema-documents.ts';
 import { DEFAULT_SHARDS, parseCreateTable, tableDefToJSON } from '../../../shared/table/table-def.ts';
 import { MemoryStore } from '../../support/memory-store.ts';
 import { defaultSettings, sampleCreate } from '../../support/sample-table.ts';
@@ -14,7 +16,7 @@ describe('table catalog', () => {
 
   beforeEach(() => {
     store = new MemoryStore();
-    catalog = new TableCatalog(store, defaultSettings);
+    catalog = new TableCatalog(store, defaultSettings, new SchemaDocuments(store, hintsFor(60_000)));
   });
 
   describe('create', () => {
@@ -167,7 +169,11 @@ describe('table catalog', () => {
           };
         },
       });
-      const all = await new TableCatalog(counting, defaultSettings).listAll();
+      const all = await new TableCatalog(
+        counting,
+        defaultSettings,
+        new SchemaDocuments(counting, hintsFor(60_000)),
+      ).listAll();
       expect(all.map((t) => t.name)).toEqual(KEY_ORDER);
       expect(listed).toBeLessThan(20);
     });

@@ -76,6 +76,15 @@ table
     for await (const t of client().listTables()) process.stdout.write(`${t.name}\n`);
   });
 table
+  .command('add-column')
+  .description('add a nullable column; rows written before read it as null')
+  .argument('<table>')
+  .argument('<name>', 'the column name')
+  .argument('<type>', 'a column type, as in a create: int64, utf8, "vector[float32, 3]", …')
+  .action(async (name: string, column: string, type: string) => {
+    print(await client().addColumns(name, { add: [{ name: column, type }] }));
+  });
+table
   .command('describe')
   .argument('<table>')
   .action(async (name: string) => print(await client().describeTable(name)));

@@ -10,8 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isSluiceError, SluiceError } from '../errors.ts';
-import type { ObjectStore } from '../store/object-store.ts';
 import { numberFromKey } from '../table/paths.ts';
+import type { ObjectStore } from './object-store.ts';
 
 export interface Versioned {
   version: number;

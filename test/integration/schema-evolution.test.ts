@@ -1,0 +1,278 @@
+import { tableFromIPC } from 'apache-arrow';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type JsonRow, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
+import type { OpenedSluice } from '../../shared/sluice.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { type ServedHarness, serveOtherProcess, serveTestApi, type TestApi } from '../support/harness-api.ts';
+import { spawnLogged } from '../support/logged-process.ts';
+import { eventRows, eventsTable, inKeyOrder, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import { childEnv } from '../support/worker-process.ts';
+
+const ADD_TAG = { add: [{ name: 'tag', type: 'utf8' }] };
+
+/** Rows of eventRows with a `tag` column: null, or the value given. */
+function tagged(rows: JsonRow[], tag: string | null): JsonRow[] {
+  return rows.map((row) => ({ ...row, tag }));
+}
+
+async function sealAndFlush(sluice: Harness['sluice'], table: string) {
+  await sluice.shards.seal(table, 0);
+  await sluice.shards.flush(table, 0);
+}
+
+/** The rows LanceDB sees at the base's latest version, in key order, and its column names. */
+async function lanceView(h: Harness, table: string): Promise<{ columns: string[]; rows: JsonRow[] }> {
+  const handle = await (await lanceDb().connect(`${h.dir.path}/tables/${table}`)).openTable('base');
+  const arrow = fromLanceArrow(await handle.query().toArrow());
+  const def = await h.sluice.tables.describe(table);
+  return {
+    columns: arrow.schema.fields.map((f) => f.name),
+    rows: inKeyOrder(def.schema, tableToJsonRows(def.schema, arrow)),
+  };
+}
+
+describe('schema evolution: columns added while the table is written (I9, I10, I13)', () => {
+  let h: Harness;
+  let other: OpenedSluice | null = null;
+
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+  afterEach(async () => {
+    await other?.parts.wal.settle();
+    other = null;
+    await h.close();
+  });
+
+  it('a nullable column: written at once, null for every older row in the WAL, in L0 and in the base, and LanceDB sees it', async () => {
+    await h.createTable(eventsTable('grow'));
+    await writeRows(h.sluice, 'grow', eventRows(1, 10));
+    await sealAndFlush(h.sluice, 'grow');
+    await h.sluice.tableWork.merge('grow');
+    await writeRows(h.sluice, 'grow', eventRows(11, 20));
+    await sealAndFlush(h.sluice, 'grow');
+    await writeRows(h.sluice, 'grow', eventRows(21, 25));
+    const { table, jobId } = await h.sluice.tables.addColumns('grow', ADD_TAG);
+    expect(table.schema.version).toBe(2);
+    expect(jobId).not.toBeNull();
+    expect(table.schemaHistory).toEqual([
+      {
+        schemaVersion: 2,
+        at: expect.any(String),
+        change: { add: [{ name: 'tag', type: 'utf8', nullable: true }] },
+      },
+    ]);
+    await writeRows(h.sluice, 'grow', tagged(eventRows(5, 6, 2), 'new'));
+    await writeRows(h.sluice, 'grow', tagged(eventRows(26, 27), 'new'));
+    const expected = [
+      ...tagged(eventRows(1, 4), null),
+      ...tagged(eventRows(5, 6, 2), 'new'),
+      ...tagged(eventRows(7, 25), null),
+      ...tagged(eventRows(26, 27), 'new'),
+    ];
+    expect(await readAll(h.sluice, 'grow', 7)).toEqual(expected);
+    expect(await lookupJson(h.sluice, 'grow', 1)).toEqual(tagged(eventRows(1, 1), null)[0]);
+    expect(await lookupJson(h.sluice, 'grow', 12)).toEqual(tagged(eventRows(12, 12), null)[0]);
+    expect(await lookupJson(h.sluice, 'grow', 26)).toEqual(tagged(eventRows(26, 26), 'new')[0]);
+    // Until a merge gives the base the column, Lance cannot run a filter naming it there.
+    await expect(h.sluice.reads.search('grow', { filter: "tag = 'new'", k: 100 })).rejects.toMatchObject({
+      code: 'SCHEMA_CHANGE_PENDING',
+    });
+
+    await sealAndFlush(h.sluice, 'grow');
+    expect(await readAll(h.sluice, 'grow', 7)).toEqual(expected);
+    await h.sluice.tableWork.merge('grow');
+    expect((await h.parts.bases.read('grow')).schemaVersion).toBe(2);
+    expect(await readAll(h.sluice, 'grow', 7)).toEqual(expected);
+    const found = await h.sluice.reads.search('grow', { filter: "tag = 'new'", k: 100 });
+    expect(found.rows.numRows).toBe(4);
+    const lance = await lanceView(h, 'grow');
+    expect(lance.columns).toEqual(['id', 'name', 'value', 'tag']);
+    expect(lance.rows).toEqual(expected);
+  });
+
+  it('a merge with no rows gives the base the column, so an outside reader sees it; once', async () => {
+    await h.createTable(eventsTable('quiet'));
+    await writeRows(h.sluice, 'quiet', eventRows(1, 5));
+    await sealAndFlush(h.sluice, 'quiet');
+    await h.sluice.tableWork.merge('quiet');
+    await h.sluice.tables.addColumns('quiet', ADD_TAG);
+    const outcome = await h.sluice.tableWork.merge('quiet');
+    expect(outcome.merged).toEqual([]);
+    expect(outcome.lanceVersion).not.toBeNull();
+    expect((await lanceView(h, 'quiet')).columns).toEqual(['id', 'name', 'value', 'tag']);
+    expect((await h.sluice.tableWork.merge('quiet')).lanceVersion).toBeNull();
+    expect(await readAll(h.sluice, 'quiet')).toEqual(tagged(eventRows(1, 5), null));
+  });
+
+  it('the same change again changes nothing; a change that would not keep stored rows valid is refused and stores nothing', async () => {
+    await h.createTable(eventsTable('strict'));
+    await h.sluice.tables.addColumns('strict', ADD_TAG);
+    const again = await h.sluice.tables.addColumns('strict', ADD_TAG);
+    expect([again.table.schema.version, again.jobId]).toEqual([2, null]);
+    const refused: Array<[unknown, string, string]> = [
+      [{ add: [{ name: 'n', type: 'int64', nullable: false }] }, 'INVALID_SCHEMA_CHANGE', 'must be nullable'],
+      [{ add: [{ name: 'n', type: 'int64', default: 0 }] }, 'INVALID_SCHEMA_CHANGE', 'default'],
+      [{ add: [{ name: 'n', type: 'decimal' }] }, 'INVALID_SCHEMA', 'decimal'],
+      [{ add: [{ name: 'TAG', type: 'utf8' }] }, 'INVALID_SCHEMA_CHANGE', 'exists already'],
+      [{ add: [{ name: 'tag', type: 'int64' }] }, 'INVALID_SCHEMA_CHANGE', 'exists already'],
+      [
+        {
+          add: [
+            { name: 'x', type: 'utf8' },
+            { name: 'x', type: 'utf8' },
+          ],
+        },
+        'INVALID_SCHEMA',
+        'duplicate',
+      ],
+      [{ add: [{ name: '_sluice_x', type: 'utf8' }] }, 'INVALID_SCHEMA', 'reserved'],
+      [{ add: [] }, 'INVALID_SCHEMA_CHANGE', 'non-empty'],
+      [{ alter: [{ name: 'value', type: 'float32' }] }, 'INVALID_SCHEMA_CHANGE', 'add a column'],
+      [{ drop: ['value'] }, 'INVALID_SCHEMA_CHANGE', 'stop writing it'],
+      [{ rename: { value: 'v' } }, 'INVALID_SCHEMA_CHANGE', 'under the new name'],
+      [[{ name: 'x' }], 'INVALID_SCHEMA_CHANGE', 'send {"add"'],
+    ];
+    for (const [input, code, says] of refused) {
+      const err = await h.sluice.tables.addColumns('strict', input).catch((e: unknown) => e);
+      expect([input, err]).toEqual([input, expect.objectContaining({ code })]);
+      expect((err as Error).message).toContain(says);
+    }
+    const def = await h.sluice.tables.describe('strict');
+    expect([def.schema.version, def.schema.fields.map((f) => f.name)]).toEqual([
+      2,
+      ['id', 'name', 'value', 'tag'],
+    ]);
+  });
+
+  it('another process holding the old definition reads, flushes and merges the new column instead of dropping it', async () => {
+    await h.createTable(eventsTable('stale'));
+    other = h.otherProcess();
+    await writeRows(other.sluice, 'stale', eventRows(1, 3));
+    expect((await other.sluice.tables.describe('stale')).schema.version).toBe(1);
+    await h.sluice.tables.addColumns('stale', ADD_TAG);
+    await writeRows(h.sluice, 'stale', tagged(eventRows(4, 5), 'x'));
+    const expected = [...tagged(eventRows(1, 3), null), ...tagged(eventRows(4, 5), 'x')];
+    // The other process meets an entry of schema version 2 and reads the definition again.
+    expect(await readAll(other.sluice, 'stale')).toEqual(expected);
+    expect((await other.sluice.tables.describe('stale')).schema.version).toBe(2);
+
+    const third = h.otherProcess();
+    try {
+      await third.sluice.tables.describe('stale');
+      await writeRows(h.sluice, 'stale', tagged(eventRows(6, 6), 'y'));
+      await third.sluice.shards.seal('stale', 0);
+      await third.sluice.shards.flush('stale', 0);
+      const manifest = await h.parts.manifests.read('stale', 0);
+      const l0 = tableFromIPC((await h.store.get(manifest.committed[0]!.path))!.body);
+      expect(l0.schema.fields.map((f) => f.name)).toContain('tag');
+      expect([...l0.getChild('tag')!].filter((v) => v !== null)).toEqual(['x', 'x', 'y']);
+      await third.sluice.tableWork.merge('stale');
+      expect((await lanceView(h, 'stale')).rows).toEqual([...expected, ...tagged(eventRows(6, 6), 'y')]);
+    } finally {
+      await third.parts.wal.settle();
+    }
+  });
+
+  it('I13: a flush run again after a later change writes the same L0 bytes', async () => {
+    await h.createTable(eventsTable('same'));
+    await writeRows(h.sluice, 'same', eventRows(1, 5));
+    await h.sluice.shards.seal('same', 0);
+    const sealed = await h.parts.manifests.read('same', 0);
+    await h.sluice.shards.flush('same', 0);
+    const path = (await h.parts.manifests.read('same', 0)).committed[0]!.path;
+    const first = (await h.store.get(path))!.body;
+    await h.sluice.tables.addColumns('same', ADD_TAG);
+    // The generation's range is flushed again, as a redelivered job would.
+    await h.store.delete(path);
+    await h.parts.manifests.update('same', 0, () => sealed);
+    await h.sluice.shards.flush('same', 0);
+    expect(Buffer.compare((await h.store.get(path))!.body, first)).toBe(0);
+  });
+
+  it('kill -9 between the base gaining the column and the record: reads stay exact, the next merge adds it once', async () => {
+    await h.createTable(eventsTable('killed'));
+    await writeRows(h.sluice, 'killed', eventRows(1, 5));
+    await sealAndFlush(h.sluice, 'killed');
+    await h.sluice.tableWork.merge('killed');
+    await h.sluice.tables.addColumns('killed', ADD_TAG);
+    await writeRows(h.sluice, 'killed', tagged(eventRows(6, 8), 't'));
+    await sealAndFlush(h.sluice, 'killed');
+    const child = spawnLogged(
+      'test/support/merge-until-step.ts',
+      ['killed', 'lance-committed'],
+      childEnv(h.config),
+    );
+    await child.waitForLine((line) => line.msg === 'merge step', 'the merge to reach lance-committed');
+    await child.stop('SIGKILL');
+    expect((await h.parts.bases.read('killed')).schemaVersion).toBeUndefined();
+    const expected = [...tagged(eventRows(1, 5), null), ...tagged(eventRows(6, 8), 't')];
+    expect(await readAll(h.sluice, 'killed')).toEqual(expected);
+    await h.sluice.tableWork.merge('killed');
+    expect((await h.parts.bases.read('killed')).schemaVersion).toBe(2);
+    expect(await readAll(h.sluice, 'killed')).toEqual(expected);
+    expect(await lanceView(h, 'killed')).toEqual({ columns: ['id', 'name', 'value', 'tag'], rows: expected });
+  });
+});
+
+describe('schema evolution over HTTP, across processes', () => {
+  let api: TestApi;
+  let other: ServedHarness;
+
+  beforeEach(async () => {
+    api = await serveTestApi();
+    other = await serveOtherProcess(api.h);
+  });
+  afterEach(async () => {
+    await other.close();
+    await api.close();
+  });
+
+  it('a process that held the old definition takes a write naming the column another process added, and answers it', async () => {
+    const admin = { token: api.tokens.all };
+    expect((await api.call('POST', '/v1/tables', { ...admin, json: eventsTable('http') })).status).toBe(201);
+    // The other process reads and writes first, so it holds schema version 1.
+    const before = await other.call('POST', '/v1/tables/http/rows', {
+      ...admin,
+      json: { rows: eventRows(1, 2) },
+    });
+    expect(before.status).toBe(200);
+    const unknown = await other.call('POST', '/v1/tables/http/rows', {
+      ...admin,
+      json: { rows: tagged(eventRows(3, 3), 'x') },
+    });
+    expect([unknown.status, unknown.json.error.code]).toEqual([400, 'INVALID_ROWS']);
+
+    const added = await api.call('POST', '/v1/tables/http/columns', { ...admin, json: ADD_TAG });
+    expect(added.status).toBe(200);
+    expect(added.json).toMatchObject({ schemaVersion: 2, jobId: expect.any(String) });
+    expect(added.json.schema.fields.at(-1)).toEqual({ name: 'tag', type: 'utf8', nullable: true });
+
+    const write = await other.call('POST', '/v1/tables/http/rows', {
+      ...admin,
+      json: { rows: tagged(eventRows(3, 3), 'x') },
+    });
+    expect(write.status).toBe(200);
+    const scanned = await other.call('GET', '/v1/tables/http/rows?limit=10', admin);
+    expect(scanned.json.rows).toEqual([...tagged(eventRows(1, 2), null), ...tagged(eventRows(3, 3), 'x')]);
+    const described = await other.call('GET', '/v1/tables/http', admin);
+    expect(described.json).toMatchObject({
+      schemaVersion: 2,
+      schemaHistory: [{ schemaVersion: 2, change: { add: [{ name: 'tag', type: 'utf8', nullable: true }] } }],
+    });
+
+    const refused = await api.call('POST', '/v1/tables/http/columns', {
+      ...admin,
+      json: { add: [{ name: 'n', type: 'int64', nullable: false }] },
+    });
+    expect([refused.status, refused.json.error.code]).toEqual([400, 'INVALID_SCHEMA_CHANGE']);
+    expect(refused.json.error.message).toContain('must be nullable');
+    const forbidden = await api.call('POST', '/v1/tables/http/columns', {
+      token: api.tokens.write,
+      json: ADD_TAG,
+    });
+    expect(forbidden.status).toBe(403);
+    expect((await api.call('GET', '/v1/tables/http', admin)).json.schemaVersion).toBe(2);
+  });
+});
