@@ -12,6 +12,7 @@ import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_PAGE } from '../../shared/page-limit.ts';
 import { isPlainObject } from '../../shared/plain-object.ts';
 import { INDEX_TYPES, METRICS } from '../../shared/table/index-decl.ts';
+import { MIN_RETENTION_SECONDS } from '../../shared/table/retention.ts';
 import { DEFAULT_SHARDS, MAX_SHARDS } from '../../shared/table/table-def.ts';
 import { invalidTableNameMessage, TABLE_NAME_PATTERN } from '../../shared/table/table-name.ts';
 
@@ -68,6 +69,25 @@ export const TableSettingsSchemaWire = z.object(settingsShape).strict().openapi(
 const fieldsRefusal = { error: 'schema.fields must be a non-empty array' };
 const primaryKeyRefusal = { error: 'primaryKey must be a non-empty array of column names' };
 const shardsRefusal = { error: `shards must be an integer from 1 to ${MAX_SHARDS}` };
+const retentionRefusal = {
+  error: `retention must be {"column": <a timestamp column>, "maxAgeSeconds": <an integer ≥ ${MIN_RETENTION_SECONDS}>}`,
+};
+
+export const RetentionSchema = z
+  .strictObject(
+    {
+      column: z.string(retentionRefusal),
+      maxAgeSeconds: z
+        .number(retentionRefusal)
+        .int(retentionRefusal)
+        .min(MIN_RETENTION_SECONDS, retentionRefusal),
+    },
+    retentionRefusal,
+  )
+  .openapi('Retention', {
+    description:
+      'Rows whose column (a timestamp, not nullable, not a key column) is older than maxAgeSeconds are never read, and the merge lane deletes them from the base',
+  });
 
 /** The envelope of a table definition; its columns, key and settings are checked by the domain. */
 export const CreateTableSchema = z
@@ -95,6 +115,7 @@ export const CreateTableSchema = z
       .array(z.unknown())
       .optional()
       .openapi({ description: 'Indexes to build on the base, each an IndexDeclaration' }),
+    retention: RetentionSchema.nullable().optional(),
   })
   .openapi('CreateTable');
 
@@ -180,6 +201,7 @@ export const TableDescriptionSchema = z
     indexes: z.array(IndexDeclarationSchema).openapi({
       description: 'Every declared index; stats.base.indexes says how many rows each covers',
     }),
+    retention: RetentionSchema.nullable(),
     drain: z.boolean(),
     stats: TableStatsSchema,
   })

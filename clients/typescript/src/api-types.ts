@@ -562,6 +562,7 @@ export type components = {
       createdAt: string;
       /** @description Every declared index; stats.base.indexes says how many rows each covers */
       indexes: components['schemas']['IndexDeclaration'][];
+      retention: components['schemas']['Retention'];
       drain: boolean;
       stats: components['schemas']['TableStats'];
     };
@@ -597,6 +598,11 @@ export type components = {
         numSubVectors?: number;
       };
     };
+    /** @description Rows whose column (a timestamp, not nullable, not a key column) is older than maxAgeSeconds are never read, and the merge lane deletes them from the base */
+    Retention: {
+      column: string;
+      maxAgeSeconds: number;
+    } | null;
     TableStats: {
       /** @description Version of Sluice's record of the base */
       baseVersion: number;
@@ -658,6 +664,7 @@ export type components = {
       };
       /** @description Indexes to build on the base, each an IndexDeclaration */
       indexes?: unknown[];
+      retention?: components['schemas']['Retention'];
     };
     Field: {
       /** @example id */
