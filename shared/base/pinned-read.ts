@@ -14,13 +14,17 @@ import type { BaseDatasets } from './base-datasets.ts';
 import { keysPredicates } from './key-predicate.ts';
 import { queryRows } from './lance-module.ts';
 
-/** The base's rows of those keys (each key once), in no particular order; `schema` names the columns read. */
+/**
+ * The base's rows of those keys (each key once) that `also` passes (a Lance filter, the
+ * retention cutoff's), in no particular order; `schema` names the columns read.
+ */
 export async function lookupBase(
   datasets: BaseDatasets,
   table: TableDef,
   version: number,
   keys: readonly (readonly KeyValue[])[],
   schema: Schema = toArrowSchema(table.schema),
+  also: string | null = null,
 ): Promise<RecordBatch[]> {
   const handle = await datasets.at(table, version);
   const batches: RecordBatch[] = [];
@@ -28,7 +32,7 @@ export async function lookupBase(
     const query = handle
       .query()
       .select(schema.fields.map((f) => f.name))
-      .where(where)
+      .where(also === null ? where : `(${where}) AND (${also})`)
       .limit(keys.length);
     batches.push(...inSchema(schema, await queryRows(query)));
   }
@@ -59,9 +63,17 @@ export async function scanBase(
   }
 }
 
-/** Live rows at `version`: Lance answers from the fragments' row counts and deletion files. */
-export async function countBase(datasets: BaseDatasets, table: TableDef, version: number): Promise<number> {
-  return (await datasets.at(table, version)).countRows();
+/**
+ * Live rows at `version` that `where` passes: with none, Lance answers from the fragments'
+ * row counts and deletion files.
+ */
+export async function countBase(
+  datasets: BaseDatasets,
+  table: TableDef,
+  version: number,
+  where: string | null = null,
+): Promise<number> {
+  return (await datasets.at(table, version)).countRows(where ?? undefined);
 }
 
 /** Lance's field metadata (the primary key mark) is left behind: rows carry the table's schema. */

@@ -5,12 +5,55 @@
  * test's, injected into the process, so the cutoff is exact.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type JsonRow, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import type { Sluice } from '../../shared/sluice.ts';
 import { tableConfigKey } from '../../shared/table/paths.ts';
 import type { Harness } from '../support/harness.ts';
 import { serveTestApi, type TestApi } from '../support/harness-api.ts';
 import type { Call, TestTokens } from '../support/http-client.ts';
+import { flushedGeneration, writeRows } from '../support/rows.ts';
 
+const MINUTE_MS = 60_000;
 const START = Date.parse('2026-01-01T12:00:00Z');
+
+/** A row of the logs table whose `ts` is `ageMinutes` before START. */
+function logRow(id: number, ageMinutes: number, note = `row ${id}`): JsonRow {
+  return { id, ts: START - ageMinutes * MINUTE_MS, note, emb: [id, 1] };
+}
+
+function idsOf(rows: readonly JsonRow[]): number[] {
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+}
+
+/** Every id a read answers: lookups of `ids` one by one and all at once, a scan, the count and both searches. */
+async function visibleEverywhere(sluice: Sluice, table: string, ids: readonly number[]) {
+  const def = await sluice.tables.describe(table);
+  const json = (rows: Parameters<typeof tableToJsonRows>[1]) => tableToJsonRows(def.schema, rows);
+  const lookup: number[] = [];
+  for (const id of ids) {
+    const found = await sluice.reads.lookup(table, id);
+    if (found) lookup.push(...idsOf(json(found)));
+  }
+  const many = await sluice.reads.lookupMany(table, ids);
+  const scanned: JsonRow[] = [];
+  let after: string | null = null;
+  do {
+    const page = await sluice.reads.scan(table, { limit: 2, after });
+    scanned.push(...json(page.rows));
+    after = page.next;
+  } while (after);
+  const vector = await sluice.reads.search(table, { vector: [0, 1], k: 100 });
+  const filtered = await sluice.reads.search(table, { filter: 'id > 0', k: 100 });
+  return {
+    lookup: lookup.sort((a, b) => a - b),
+    lookupMany: idsOf(json(many.rows)),
+    missing: (many.missing as number[]).sort((a, b) => a - b),
+    scan: idsOf(scanned),
+    count: (await sluice.reads.countRows(table)).rows,
+    vector: idsOf(json(vector.rows)),
+    filter: idsOf(json(filtered.rows)),
+  };
+}
 
 function logsTable(name: string, retention: unknown = { column: 'ts', maxAgeSeconds: 3600 }) {
   return {
@@ -21,10 +64,12 @@ function logsTable(name: string, retention: unknown = { column: 'ts', maxAgeSeco
         { name: 'ts', type: 'timestamp[ms]', nullable: false },
         { name: 'maybe', type: 'timestamp[ms]', nullable: true },
         { name: 'note', type: 'utf8', nullable: true },
+        { name: 'emb', type: 'vector[float32, 2]', nullable: true },
       ],
     },
     primaryKey: ['id'],
     retention,
+    settings: { sealDelayMs: 10 },
   };
 }
 
@@ -76,4 +121,89 @@ describe('retention', () => {
       expect(await h.store.head(tableConfigKey('refused'))).toBeNull();
     },
   );
+
+  it('rows past the age disappear from lookup, lookupMany, scan, count and search at once, from WAL, L0 and base alike; a row exactly at the cutoff stays', async () => {
+    await h.createTable(logsTable('logs'));
+    // Per layer: one row that will expire, one exactly at the cutoff, one well inside.
+    await flushedGeneration(h.sluice, 'logs', [logRow(1, 55), logRow(2, 50), logRow(3, 0)]);
+    await h.sluice.tableWork.merge('logs');
+    await flushedGeneration(h.sluice, 'logs', [logRow(11, 55), logRow(12, 50), logRow(13, 0)]);
+    await writeRows(h.sluice, 'logs', [logRow(21, 55), logRow(22, 50), logRow(23, 0)]);
+    const ids = [1, 2, 3, 11, 12, 13, 21, 22, 23];
+    const all = await visibleEverywhere(h.sluice, 'logs', ids);
+    expect(all).toEqual({
+      lookup: ids,
+      lookupMany: ids,
+      missing: [],
+      scan: ids,
+      count: 9,
+      vector: ids,
+      filter: ids,
+    });
+
+    // Ten minutes on, the cutoff is 50 minutes before START: the rows 55 minutes old are gone.
+    now = START + 10 * MINUTE_MS;
+    const kept = [2, 3, 12, 13, 22, 23];
+    expect(await visibleEverywhere(h.sluice, 'logs', ids)).toEqual({
+      lookup: kept,
+      lookupMany: kept,
+      missing: [1, 11, 21],
+      scan: kept,
+      count: 6,
+      vector: kept,
+      filter: kept,
+    });
+
+    // One millisecond later the rows at the cutoff go too.
+    now += 1;
+    const left = [3, 13, 23];
+    expect(await visibleEverywhere(h.sluice, 'logs', ids)).toMatchObject({
+      lookup: left,
+      scan: left,
+      count: 3,
+    });
+  });
+
+  it('a key whose newest value expired is gone though its older base value is not', async () => {
+    await h.createTable(logsTable('logs'));
+    await flushedGeneration(h.sluice, 'logs', [
+      logRow(5, 0, 'base'),
+      logRow(6, 0, 'base'),
+      logRow(7, 0, 'base'),
+    ]);
+    await h.sluice.tableWork.merge('logs');
+    // Newer writes of 5 (in L0) and 6 (in the WAL) carry an old timestamp: a backfill.
+    await flushedGeneration(h.sluice, 'logs', [logRow(5, 55, 'old')]);
+    await writeRows(h.sluice, 'logs', [logRow(6, 55, 'old')]);
+    expect(await visibleEverywhere(h.sluice, 'logs', [5, 6, 7])).toMatchObject({ scan: [5, 6, 7], count: 3 });
+    now = START + 10 * MINUTE_MS;
+    expect(await visibleEverywhere(h.sluice, 'logs', [5, 6, 7])).toEqual({
+      lookup: [7],
+      lookupMany: [7],
+      missing: [5, 6],
+      scan: [7],
+      count: 1,
+      vector: [7],
+      filter: [7],
+    });
+  });
+
+  it("a scan's cursor pins its cutoff: a row expiring mid-scan is in every page or in none", async () => {
+    await h.createTable(logsTable('logs'));
+    await flushedGeneration(h.sluice, 'logs', [logRow(1, 55), logRow(2, 0)]);
+    await h.sluice.tableWork.merge('logs');
+    await writeRows(h.sluice, 'logs', [logRow(11, 55), logRow(12, 0)]);
+    const def = await h.sluice.tables.describe('logs');
+    const first = await h.sluice.reads.scan('logs', { limit: 1 });
+    now = START + 10 * MINUTE_MS;
+    const seen = idsOf(tableToJsonRows(def.schema, first.rows));
+    let after = first.next;
+    while (after) {
+      const page = await h.sluice.reads.scan('logs', { limit: 1, after });
+      seen.push(...idsOf(tableToJsonRows(def.schema, page.rows)));
+      after = page.next;
+    }
+    expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 11, 12]);
+    expect(await visibleEverywhere(h.sluice, 'logs', [1, 2, 11, 12])).toMatchObject({ scan: [2, 12] });
+  });
 });
