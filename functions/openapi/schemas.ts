@@ -364,6 +364,18 @@ export const MergeLaneResultSchema = z
     pending: BacklogSchema.optional().openapi({
       description: 'Committed generations still pending after this merge; 0 generations: caught up',
     }),
+    retention: z
+      .object({
+        deleted: z.number().int(),
+        expiredBefore: z.number().int().nullable().openapi({ description: 'ms since the epoch' }),
+        lanceVersion: z.number().int().nullable(),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Rows past retention this job deleted from the base, and below which time none is left; null for a table without retention',
+      }),
     optimize: LaneOptimizeSchema.nullable().optional(),
   })
   .openapi('MergeLaneResult');

@@ -25,6 +25,11 @@ export interface BaseManifest extends Versioned {
   mergedThrough: Record<string, number>;
   /** Merges recorded since the last optimize: what the sampler weighs to schedule one. */
   mergesSinceOptimize: number;
+  /**
+   * Retention (ms since the epoch): the recorded Lance version holds no row whose retention
+   * column is below it. Null, or absent in a manifest older than retention: no row deleted.
+   */
+  expiredBefore?: number | null;
 }
 
 export function emptyBaseManifest(table: string): BaseManifest {
@@ -37,7 +42,12 @@ export function emptyBaseManifest(table: string): BaseManifest {
     lanceVersion: null,
     mergedThrough: {},
     mergesSinceOptimize: 0,
+    expiredBefore: null,
   };
+}
+
+export function expiredBefore(base: BaseManifest): number | null {
+  return base.expiredBefore ?? null;
 }
 
 export function mergedThrough(base: BaseManifest, shard: number): number {

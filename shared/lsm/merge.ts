@@ -15,14 +15,16 @@ import type { BaseDatasets } from '../base/base-datasets.ts';
 import type { LanceCommit } from '../base/lance-commits.ts';
 import { type BaseChange, commitChange, prepareBase } from '../base/merge-commit.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
+import { cutoffOf } from '../read/retention-cutoff.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { OP_DELETE, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import { type Backlog, backlogOf } from './backlog.ts';
-import { type BaseManifest, type BaseManifestStore, mergedThrough } from './base-manifest.ts';
+import { type BaseManifest, type BaseManifestStore, expiredBefore, mergedThrough } from './base-manifest.ts';
 import { commitMerge, type MergedRange } from './base-transitions.ts';
 import { lastWritePerKey } from './last-write-per-key.ts';
+import { expiredRows } from './retention.ts';
 import { opsOf } from './run-file.ts';
 import {
   type CommittedGeneration,
@@ -36,13 +38,15 @@ export interface MergeDeps {
   manifests: ShardManifestStore;
   bases: BaseManifestStore;
   datasets: BaseDatasets;
+  /** Milliseconds since the epoch: a merge drops rows past retention by it. */
+  clock: () => number;
 }
 
 /** What counts as real progress for the no-progress watchdog (I16). */
 export type Progress = 'read' | 'write' | 'commit';
 
 /** The steps between which a merge may die; each is a point the crash tests stop at. */
-export type MergeStep = 'prepared' | 'lance-committed';
+export type MergeStep = 'prepared' | 'lance-committed' | 'retention-deleted';
 
 export interface MergeOptions {
   signal?: AbortSignal;
@@ -146,7 +150,8 @@ export async function runMerge(
         0,
       ),
     );
-    const change = changeOf(table, await readGenerations(deps.store, plan, options));
+    const cutoff = cutoffOf(table, deps.clock(), expiredBefore(base));
+    const change = changeOf(table, await readGenerations(deps.store, plan, options), cutoff);
     const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
     rolledBack.push(...prepared.rolledBack);
     await options.onStep?.('prepared');
@@ -199,15 +204,19 @@ async function readGenerations(store: ObjectStore, plan: MergePlan, options: Mer
   return tables;
 }
 
-/** The newest write per key across `inputs` (oldest first), split into upserts and deletes. */
-export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
+/**
+ * The newest write per key across `inputs` (oldest first), split into upserts and deletes;
+ * a newest upsert below the retention `cutoff` is a delete, so no older base row outlives it.
+ */
+export function changeOf(table: TableDef, inputs: Table[], cutoff: number | null = null): BaseChange {
   const codec = keyCodecFor(table.schema);
   const wal = walSchema(table.schema);
   const batches: RecordBatch[] = inputs.flatMap((t) => t.batches).map((b) => selectColumns(wal, b));
   const keys = codec.encodeRowsPacked(batches);
   const ops = opsOf(batches);
   const newest = lastWritePerKey(keys);
-  const kept = newest.filter((i) => ops[i] !== OP_DELETE);
+  const expired = expiredRows(table, batches, cutoff);
+  const kept = newest.filter((i) => ops[i] !== OP_DELETE && !expired(i));
   const schema = toArrowSchema(table.schema);
   // Every row a distinct key and none deleted (a bulk load of new keys): the rows as they are,
   // in any order, are the upserts, and gathering them would only copy them.
@@ -222,7 +231,7 @@ export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
         ? new Table([selectColumns(schema, takeRows(batches, kept))])
         : new Table(schema),
     deletes: Array.from(
-      newest.filter((i) => ops[i] === OP_DELETE),
+      newest.filter((i) => ops[i] === OP_DELETE || expired(i)),
       (i) => codec.decode(keyAt(keys, i)),
     ),
   };

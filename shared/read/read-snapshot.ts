@@ -20,6 +20,7 @@ import {
   type BaseManifest,
   type BaseManifestStore,
   emptyBaseManifest,
+  expiredBefore,
   mergedThrough,
 } from '../lsm/base-manifest.ts';
 import {
@@ -131,7 +132,7 @@ async function readOnce(
       shardRuns(deps, table, shard, mergedThrough(base, shard), pin?.shards[i], signal),
     ),
   );
-  const cutoff = pin ? pin.cutoff : cutoffOf(table, now);
+  const cutoff = pin ? pin.cutoff : cutoffOf(table, now, expiredBefore(base));
   return {
     base,
     shards: perShard.map((s) => s.manifest),

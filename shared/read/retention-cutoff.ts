@@ -7,23 +7,28 @@
  */
 import type { TimestampUnit } from '../arrow/column-type.ts';
 import { columnRef, timestampLiteral } from '../base/key-predicate.ts';
+import { retentionColumn } from '../table/retention.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { SortedRun } from './sorted-run.ts';
 
-/** The oldest visible time: `now − maxAgeSeconds`. */
-export function cutoffOf(table: TableDef, nowMs: number): number | null {
-  return table.retention ? nowMs - table.retention.maxAgeSeconds * 1000 : null;
+/**
+ * The oldest visible time: `now − maxAgeSeconds`, never below what the base has deleted
+ * (`expiredBefore`), so a reader whose clock lags shows no row that is gone from the base.
+ */
+export function cutoffOf(table: TableDef, nowMs: number, expiredBefore: number | null = null): number | null {
+  if (!table.retention) return null;
+  return Math.max(nowMs - table.retention.maxAgeSeconds * 1000, expiredBefore ?? Number.NEGATIVE_INFINITY);
 }
 
 /** A Lance filter passing exactly the rows at or above `cutoff`. */
 export function visiblePredicate(table: TableDef, cutoff: number): string {
-  const { column, unit } = retentionColumn(table);
+  const { column, unit } = columnOf(table);
   return `${columnRef(column)} >= ${timestampLiteral(cutoff, unit)}`;
 }
 
 /** A Lance filter passing exactly the rows below `cutoff`. */
 export function expiredPredicate(table: TableDef, cutoff: number): string {
-  const { column, unit } = retentionColumn(table);
+  const { column, unit } = columnOf(table);
   return `${columnRef(column)} < ${timestampLiteral(cutoff, unit)}`;
 }
 
@@ -44,7 +49,7 @@ export function expiringRuns(
   cutoff: number | null,
 ): SortedRun[] {
   if (cutoff === null) return [...runs];
-  const { column, unit } = retentionColumn(table);
+  const { column, unit } = columnOf(table);
   const edge = unit === 'us' ? cutoff * 1000 : cutoff;
   return runs.map((run) => {
     const times = timesOf(run, column);
@@ -90,8 +95,7 @@ function timesOf(run: SortedRun, column: string): RunTimes {
   return times;
 }
 
-function retentionColumn(table: TableDef): { column: string; unit: TimestampUnit } {
-  const column = table.retention!.column;
-  const field = table.schema.fields.find((f) => f.name === column)!;
-  return { column, unit: field.type.kind === 'timestamp' ? field.type.unit : 'ms' };
+/** Only asked of a table with a cutoff, so with retention. */
+function columnOf(table: TableDef): { column: string; unit: TimestampUnit } {
+  return retentionColumn(table.retention!, table.schema);
 }

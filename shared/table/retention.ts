@@ -5,6 +5,7 @@
  * (keys are integers or strings); an age under a minute is refused, since processes' clocks
  * are only that close.
  */
+import type { TimestampUnit } from '../arrow/column-type.ts';
 import type { TableSchema } from '../arrow/schema.ts';
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
@@ -43,6 +44,20 @@ export function parseRetention(input: unknown, schema: TableSchema): Retention |
     throw invalid(`retention.maxAgeSeconds must be an integer ≥ ${MIN_RETENTION_SECONDS}; ${SEND}`);
   }
   return { column, maxAgeSeconds };
+}
+
+/** The retention column of a table that has retention, and its unit. */
+export function retentionColumn(
+  retention: Retention,
+  schema: TableSchema,
+): { column: string; unit: TimestampUnit } {
+  const field = schema.fields.find((f) => f.name === retention.column);
+  if (field?.type.kind !== 'timestamp') {
+    throw new SluiceError('INVALID_SETTINGS', `retention column ${retention.column} is not a timestamp`, {
+      setting: 'retention',
+    });
+  }
+  return { column: retention.column, unit: field.type.unit };
 }
 
 function invalid(reason: string): SluiceError {

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type JsonRow, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
+import { silentLogger } from '../../shared/log.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 import { tableConfigKey } from '../../shared/table/paths.ts';
 import type { Harness } from '../support/harness.ts';
@@ -14,11 +15,29 @@ import type { Call, TestTokens } from '../support/http-client.ts';
 import { flushedGeneration, writeRows } from '../support/rows.ts';
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
 const START = Date.parse('2026-01-01T12:00:00Z');
 
 /** A row of the logs table whose `ts` is `ageMinutes` before START. */
 function logRow(id: number, ageMinutes: number, note = `row ${id}`): JsonRow {
   return { id, ts: START - ageMinutes * MINUTE_MS, note, emb: [id, 1] };
+}
+
+/** Rows of the base at the Lance version the base manifest records, that `where` passes. */
+async function baseCount(h: Harness, table: string, where?: string): Promise<number> {
+  const def = await h.sluice.tables.describe(table);
+  const { lanceVersion } = await h.parts.bases.read(table);
+  if (lanceVersion === null) return 0;
+  return (await h.parts.datasets.at(def, lanceVersion)).countRows(where);
+}
+
+function laneJob(h: Harness, table: string) {
+  return h.sluice.tableWork.runLane({
+    table,
+    queueWaitMs: null,
+    log: silentLogger,
+    onWorkProgress: () => {},
+  });
 }
 
 function idsOf(rows: readonly JsonRow[]): number[] {
@@ -205,5 +224,73 @@ describe('retention', () => {
     }
     expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 11, 12]);
     expect(await visibleEverywhere(h.sluice, 'logs', [1, 2, 11, 12])).toMatchObject({ scan: [2, 12] });
+  });
+
+  it('the base loses expired rows within one merge lane job, in commits of at most retentionBatchRows; the rows inside stay', async () => {
+    await h.createTable({ ...logsTable('logs'), settings: { sealDelayMs: 10, retentionBatchRows: 4 } });
+    const old = [60, 59, 58, 57, 56, 55].map((age, i) => logRow(i + 1, age));
+    const young = [7, 8, 9, 10].map((id) => logRow(id, 0));
+    await flushedGeneration(h.sluice, 'logs', [...old, ...young]);
+    await laneJob(h, 'logs');
+    expect(await baseCount(h, 'logs')).toBe(10);
+
+    now = START + 10 * MINUTE_MS;
+    const first = await laneJob(h, 'logs');
+    expect(first).toMatchObject({
+      status: 'done',
+      retention: { deleted: 4, expiredBefore: START - 56 * MINUTE_MS },
+    });
+    expect(await baseCount(h, 'logs')).toBe(6);
+    const second = await laneJob(h, 'logs');
+    expect(second).toMatchObject({ retention: { deleted: 2, expiredBefore: START - 50 * MINUTE_MS } });
+    expect(await baseCount(h, 'logs')).toBe(4);
+    expect(await baseCount(h, 'logs', 'id >= 7')).toBe(4);
+    const third = await laneJob(h, 'logs');
+    expect(third).toMatchObject({ retention: { deleted: 0, lanceVersion: null } });
+    expect((await visibleEverywhere(h.sluice, 'logs', [1, 6, 7, 10])).scan).toEqual([7, 8, 9, 10]);
+  });
+
+  it('a merge adds no expired row, and an expired newest value deletes its key from the base', async () => {
+    await h.createTable(logsTable('logs'));
+    await flushedGeneration(h.sluice, 'logs', [logRow(22, 0, 'base'), logRow(23, 0, 'base')]);
+    await h.sluice.tableWork.merge('logs');
+    await flushedGeneration(h.sluice, 'logs', [logRow(20, 55), logRow(21, 0), logRow(22, 55, 'old')]);
+    now = START + 10 * MINUTE_MS;
+    await h.sluice.tableWork.merge('logs');
+    expect(await baseCount(h, 'logs', 'id IN (20, 21, 22, 23)')).toBe(2);
+    expect(await baseCount(h, 'logs', 'id IN (21, 23)')).toBe(2);
+  });
+
+  it('rows inside retention never disappear, whatever the timestamps and clock steps', async () => {
+    await h.createTable({ ...logsTable('logs'), settings: { sealDelayMs: 10, retentionBatchRows: 3 } });
+    let seed = 35;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const newest = new Map<number, number>();
+    for (let step = 0; step < 8; step++) {
+      const rows = Array.from({ length: 6 }, () => {
+        const id = random(20) + 1;
+        return { id, ts: now - random(90) * MINUTE_MS, note: `step ${step}`, emb: [id, 1] };
+      });
+      const written = new Map(rows.map((r) => [r.id, r.ts]));
+      if (step % 3 === 2) await writeRows(h.sluice, 'logs', rows);
+      else await flushedGeneration(h.sluice, 'logs', rows);
+      for (const [id, ts] of written) newest.set(id, ts);
+      if (step % 2 === 1) await laneJob(h, 'logs');
+      now += random(20) * MINUTE_MS;
+      const cutoff = now - HOUR_MS;
+      const inside = [...newest].filter(([, ts]) => ts >= cutoff).map(([id]) => id);
+      const seen = await visibleEverywhere(h.sluice, 'logs', [...newest.keys()]);
+      const expected = inside.sort((a, b) => a - b);
+      expect({ step, scan: seen.scan, lookup: seen.lookup, count: seen.count, filter: seen.filter }).toEqual({
+        step,
+        scan: expected,
+        lookup: expected,
+        count: expected.length,
+        filter: expected,
+      });
+    }
   });
 });

@@ -580,6 +580,7 @@ export type components = {
       optimizeAfterMerges: number;
       optimizeAfterUnindexedRows: number;
       optimizeAfterSmallFragments: number;
+      retentionBatchRows: number;
     };
     IndexDeclaration: {
       column: string;
@@ -661,6 +662,7 @@ export type components = {
         optimizeAfterMerges?: number;
         optimizeAfterUnindexedRows?: number;
         optimizeAfterSmallFragments?: number;
+        retentionBatchRows?: number;
       };
       /** @description Indexes to build on the base, each an IndexDeclaration */
       indexes?: unknown[];
@@ -852,6 +854,13 @@ export type components = {
         lanceVersion: number | null;
       };
       pending?: components['schemas']['Backlog'];
+      /** @description Rows past retention this job deleted from the base, and below which time none is left; null for a table without retention */
+      retention?: {
+        deleted: number;
+        /** @description ms since the epoch */
+        expiredBefore: number | null;
+        lanceVersion: number | null;
+      } | null;
       optimize?: components['schemas']['LaneOptimize'];
     } | null;
     /** @description Committed generations still pending after this merge; 0 generations: caught up */
