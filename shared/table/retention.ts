@@ -9,6 +9,7 @@ import type { TimestampUnit } from '../arrow/column-type.ts';
 import type { TableSchema } from '../arrow/schema.ts';
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
+import type { IndexDecl } from './index-decl.ts';
 
 export const MIN_RETENTION_SECONDS = 60;
 
@@ -44,6 +45,12 @@ export function parseRetention(input: unknown, schema: TableSchema): Retention |
     throw invalid(`retention.maxAgeSeconds must be an integer ≥ ${MIN_RETENTION_SECONDS}; ${SEND}`);
   }
   return { column, maxAgeSeconds };
+}
+
+/** Retention's filters and deletes are on its column: it gets a btree index unless one is declared on it. */
+export function withRetentionIndex(indexes: IndexDecl[], retention: Retention | null): IndexDecl[] {
+  if (!retention || indexes.some((d) => d.column === retention.column)) return indexes;
+  return [...indexes, { column: retention.column, type: 'btree' }];
 }
 
 /** The retention column of a table that has retention, and its unit. */

@@ -15,7 +15,7 @@ import { type TableSettings, TableSettingsSchema } from '../config.ts';
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
 import { type IndexDecl, parseIndexDecls } from './index-decl.ts';
-import { parseRetention, type Retention } from './retention.ts';
+import { parseRetention, type Retention, withRetentionIndex } from './retention.ts';
 import { assertTableName } from './table-name.ts';
 
 export const TABLE_FORMAT_VERSION = 1;
@@ -104,14 +104,15 @@ export function parseCreateTable(input: unknown, defaults: TableSettings, now: D
     throw new SluiceError('INVALID_REQUEST', 'the table definition must be a JSON object');
   rejectUnknownKeys(input, CREATE_KEYS);
   const schema = parseTableSchema(input.schema, input.primaryKey);
+  const retention = parseRetention(input.retention, schema);
   return {
     formatVersion: TABLE_FORMAT_VERSION,
     name: assertTableName(input.name),
     schema,
     shards: parseShards(input.shards),
     settings: parseTableSettings(input.settings, defaults),
-    indexes: parseIndexDecls(input.indexes, schema),
-    retention: parseRetention(input.retention, schema),
+    indexes: withRetentionIndex(parseIndexDecls(input.indexes, schema), retention),
+    retention,
     createdAt: now.toISOString(),
   };
 }

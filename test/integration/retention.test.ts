@@ -111,6 +111,7 @@ describe('retention', () => {
     const created = await call('POST', '/v1/tables', { token: tokens.write, json: logsTable('logs') });
     expect(created.status).toBe(201);
     expect(created.json.retention).toEqual({ column: 'ts', maxAgeSeconds: 3600 });
+    expect(created.json.indexes).toEqual([{ column: 'ts', type: 'btree' }]);
     const described = await call('GET', '/v1/tables/logs', { token: tokens.read });
     expect(described.json.retention).toEqual({ column: 'ts', maxAgeSeconds: 3600 });
     const plain = await call('POST', '/v1/tables', { token: tokens.write, json: logsTable('plain', null) });

@@ -26,6 +26,22 @@ describe('retention in a table definition (docs/design.md, "Retention")', () => 
     });
   });
 
+  it('declares a btree index on its column, unless the create body declares one', () => {
+    expect(create({ column: 'ts', maxAgeSeconds: 60 }).indexes).toEqual([{ column: 'ts', type: 'btree' }]);
+    const bitmap = parseCreateTable(
+      {
+        name: 't',
+        schema: { fields },
+        primaryKey: ['id'],
+        retention: { column: 'ts', maxAgeSeconds: 60 },
+        indexes: [{ column: 'ts', type: 'bitmap' }],
+      },
+      defaultSettings,
+    );
+    expect(bitmap.indexes).toEqual([{ column: 'ts', type: 'bitmap' }]);
+    expect(create(undefined).indexes).toEqual([]);
+  });
+
   it('is null when absent, and a stored definition keeps it', () => {
     expect(create(undefined).retention).toBeNull();
     const def = create({ column: 'ts', maxAgeSeconds: 3600 });
