@@ -12,7 +12,9 @@ import { tableConfigKey } from '../../shared/table/paths.ts';
 import type { Harness } from '../support/harness.ts';
 import { serveTestApi, type TestApi } from '../support/harness-api.ts';
 import type { Call, TestTokens } from '../support/http-client.ts';
+import { spawnLogged } from '../support/logged-process.ts';
 import { flushedGeneration, writeRows } from '../support/rows.ts';
+import { childEnv } from '../support/worker-process.ts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -293,5 +295,35 @@ describe('retention', () => {
         filter: expected,
       });
     }
+  });
+
+  it('kill -9 between the retention delete and its record: restored, redone once, nothing inside retention lost', async () => {
+    await h.createTable(logsTable('logs'));
+    // Merged while the test's clock is at START; the child's clock is the machine's, far
+    // later, so for it the rows of START are past retention, the ones a day ahead inside.
+    const ahead = Date.now() + 24 * HOUR_MS;
+    const inside = [11, 12, 13].map((id) => ({ ...logRow(id, 0), ts: ahead }));
+    await flushedGeneration(h.sluice, 'logs', [logRow(1, 30), logRow(2, 20), ...inside]);
+    await h.sluice.tableWork.merge('logs');
+    const recorded = await h.parts.bases.read('logs');
+    const child = spawnLogged(
+      'test/support/merge-until-step.ts',
+      ['logs', 'retention-deleted'],
+      childEnv(h.config),
+    );
+    await child.waitForLine((line) => line.msg === 'merge step', 'the retention step to delete');
+    await child.stop('SIGKILL');
+    expect(await h.parts.bases.read('logs')).toEqual(recorded);
+    expect(await baseCount(h, 'logs')).toBe(5);
+
+    now = Date.now();
+    const redone = await h.sluice.tableWork.retain('logs');
+    expect(redone).toMatchObject({
+      deleted: 2,
+      rolledBack: [expect.objectContaining({ operation: 'Delete' })],
+    });
+    expect(await baseCount(h, 'logs')).toBe(3);
+    expect((await visibleEverywhere(h.sluice, 'logs', [1, 2, 11, 12, 13])).scan).toEqual([11, 12, 13]);
+    expect(await h.sluice.tableWork.retain('logs')).toMatchObject({ deleted: 0, rolledBack: [] });
   });
 });
