@@ -68,14 +68,15 @@ export function commitOptimize(
 
 /**
  * A retention step planned on `plannedOn` is recorded only while that is still the recorded
- * version, and `expiredBefore` only moves up.
+ * version, and `expiredBefore` only moves up. It counts toward the next optimize like a
+ * merge, since only a compaction takes the deleted rows out of storage.
  */
 export function commitRetention(
   base: BaseManifest,
   plannedOn: number,
   lanceVersion: number,
   expiredBefore: number,
-): BaseManifest | null {
+): BaseManifest {
   if (base.lanceVersion !== plannedOn) {
     throw new SluiceError('FENCED', 'the base moved while expired rows were deleted', {
       table: base.table,
@@ -87,5 +88,6 @@ export function commitRetention(
     ...base,
     lanceVersion,
     expiredBefore: Math.max(expiredBefore, base.expiredBefore ?? expiredBefore),
+    mergesSinceOptimize: base.mergesSinceOptimize + 1,
   };
 }

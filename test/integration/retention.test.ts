@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type JsonRow, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { silentLogger } from '../../shared/log.ts';
+import { decodeScanCursor, encodeScanCursor } from '../../shared/read/scan-cursor.ts';
 import type { Sluice } from '../../shared/sluice.ts';
 import { tableConfigKey } from '../../shared/table/paths.ts';
 import type { Harness } from '../support/harness.ts';
@@ -229,6 +230,27 @@ describe('retention', () => {
     expect(await visibleEverywhere(h.sluice, 'logs', [1, 2, 11, 12])).toMatchObject({ scan: [2, 12] });
   });
 
+  it('a cursor whose cutoff is older than a cursor can live is refused: it would show rows the base still holds', async () => {
+    await h.createTable(logsTable('logs'));
+    await writeRows(h.sluice, 'logs', [logRow(1, 0), logRow(2, 0)]);
+    const first = await h.sluice.reads.scan('logs', { limit: 1 });
+    const cursor = decodeScanCursor(first.next!, 1);
+    const ttlMs = h.config.scheduler.gcGraceSeconds * 1000;
+    const forged = { ...cursor, pin: { ...cursor.pin, cutoff: cursor.pin.cutoff! - ttlMs - 1 } };
+    await expect(
+      h.sluice.reads.scan('logs', { limit: 1, after: encodeScanCursor(forged) }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_CURSOR',
+    });
+    const dropped = { ...cursor, pin: { ...cursor.pin, cutoff: null } };
+    await expect(
+      h.sluice.reads.scan('logs', { limit: 1, after: encodeScanCursor(dropped) }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_CURSOR',
+    });
+    expect((await h.sluice.reads.scan('logs', { limit: 1, after: first.next })).rows.numRows).toBe(1);
+  });
+
   it('the base loses expired rows within one merge lane job, in commits of at most retentionBatchRows; the rows inside stay', async () => {
     await h.createTable({ ...logsTable('logs'), settings: { sealDelayMs: 10, retentionBatchRows: 4 } });
     const old = [60, 59, 58, 57, 56, 55].map((age, i) => logRow(i + 1, age));
@@ -243,6 +265,7 @@ describe('retention', () => {
       status: 'done',
       retention: { deleted: 4, expiredBefore: START - 56 * MINUTE_MS },
     });
+    expect(await h.parts.bases.read('logs')).toMatchObject({ expiredBefore: START - 56 * MINUTE_MS });
     expect(await baseCount(h, 'logs')).toBe(6);
     const second = await laneJob(h, 'logs');
     expect(second).toMatchObject({ retention: { deleted: 2, expiredBefore: START - 50 * MINUTE_MS } });
