@@ -53,7 +53,7 @@ export function expiredRows(
 const MAX_TRIES = 4;
 
 export async function runRetention(
-  deps: MergeDeps & { clock: () => number },
+  deps: MergeDeps,
   table: TableDef,
   options: MergeOptions = {},
 ): Promise<RetentionOutcome> {

@@ -21,7 +21,7 @@ export function cutoffOf(table: TableDef, nowMs: number, expiredBefore: number |
 }
 
 /** A Lance filter passing exactly the rows at or above `cutoff`. */
-export function visiblePredicate(table: TableDef, cutoff: number): string {
+function visiblePredicate(table: TableDef, cutoff: number): string {
   const { column, unit } = columnOf(table);
   return `${columnRef(column)} >= ${timestampLiteral(cutoff, unit)}`;
 }
