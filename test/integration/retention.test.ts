@@ -276,6 +276,24 @@ describe('retention', () => {
     expect((await visibleEverywhere(h.sluice, 'logs', [1, 6, 7, 10])).scan).toEqual([7, 8, 9, 10]);
   });
 
+  it('a step deletes at least one timestamp, even when it holds more rows than retentionBatchRows', async () => {
+    await h.createTable({ ...logsTable('logs'), settings: { sealDelayMs: 10, retentionBatchRows: 2 } });
+    await flushedGeneration(h.sluice, 'logs', [
+      logRow(1, 58),
+      logRow(2, 58),
+      logRow(3, 58),
+      logRow(4, 55),
+      logRow(5, 0),
+    ]);
+    await laneJob(h, 'logs');
+    now = START + 10 * MINUTE_MS;
+    expect(await laneJob(h, 'logs')).toMatchObject({
+      retention: { deleted: 3, expiredBefore: START - 58 * MINUTE_MS + 1 },
+    });
+    expect(await laneJob(h, 'logs')).toMatchObject({ retention: { deleted: 1 } });
+    expect(await baseCount(h, 'logs')).toBe(1);
+  });
+
   it('a merge adds no expired row, and an expired newest value deletes its key from the base', async () => {
     await h.createTable(logsTable('logs'));
     await flushedGeneration(h.sluice, 'logs', [logRow(22, 0, 'base'), logRow(23, 0, 'base')]);
@@ -304,6 +322,11 @@ describe('retention', () => {
       if (step % 3 === 2) await writeRows(h.sluice, 'logs', rows);
       else await flushedGeneration(h.sluice, 'logs', rows);
       for (const [id, ts] of written) newest.set(id, ts);
+      if (step % 3 === 1) {
+        const gone = random(20) + 1;
+        await h.sluice.writes.delete('logs', [gone]);
+        newest.delete(gone);
+      }
       if (step % 2 === 1) await laneJob(h, 'logs');
       now += random(20) * MINUTE_MS;
       const cutoff = now - HOUR_MS;
