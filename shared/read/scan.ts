@@ -8,8 +8,9 @@
  * merges and optimize go on. A key range narrows both parts: the overlay is read from its
  * first key on and stops at its end, the base is filtered by Lance on the key through the
  * pinned version. A row below the retention cutoff the cursor pinned is in no page: in the
- * overlay it reads as a delete, and the base is filtered on it. Memory per page is the overlay (bounded by
- * `pendingRejectGenerations`) plus `limit` base rows, whatever the size of the base.
+ * overlay it reads as a delete, and the base is filtered on it. Memory per page is the
+ * overlay (bounded by `pendingRejectGenerations`) plus `limit` base rows, whatever the size
+ * of the base.
  */
 import { type RecordBatch, Table } from 'apache-arrow';
 import { compareBytes, type KeyCodec, keyCodecFor } from '../arrow/key-codec.ts';

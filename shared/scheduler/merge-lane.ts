@@ -2,9 +2,9 @@
  * One job of a table's merge lane (docs/design.md, "Merge"): merge what is pending, delete
  * from the base the rows past the table's retention (a bounded batch), ask at once for the
  * next job when due work is left behind (so a table that is behind merges back to back, one
- * job at a time, I12), then optimize when that is due. Merges and
- * optimizes of a table share the lane, so neither ever runs beside the other; each is
- * counted in the failure ledger under its own kind.
+ * job at a time, I12), then optimize when that is due. Merges and optimizes of a table share
+ * the lane, so neither ever runs beside the other; each is counted in the failure ledger
+ * under its own kind.
  */
 import type { BaseHealth } from '../base/base-health.ts';
 import { indexesToBuild } from '../base/declared-indexes.ts';
