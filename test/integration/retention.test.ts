@@ -187,6 +187,33 @@ describe('retention', () => {
     });
   });
 
+  it('a timestamp[us] column expires at the same edge, to the microsecond', async () => {
+    const table = logsTable('micros');
+    table.schema.fields[1] = { name: 'ts', type: 'timestamp[us]', nullable: false };
+    await h.createTable(table);
+    const edge = (START - 50 * MINUTE_MS) * 1000;
+    const row = (id: number, ts: number) => ({ id, ts, note: null, emb: [id, 1] });
+    // Per layer: one microsecond below the cutoff ten minutes on, and exactly at it.
+    await flushedGeneration(h.sluice, 'micros', [row(1, edge - 1), row(2, edge)]);
+    await h.sluice.tableWork.merge('micros');
+    await writeRows(h.sluice, 'micros', [row(21, edge - 1), row(22, edge)]);
+    expect(await visibleEverywhere(h.sluice, 'micros', [1, 2, 21, 22])).toMatchObject({ count: 4 });
+    now = START + 10 * MINUTE_MS;
+    expect(await visibleEverywhere(h.sluice, 'micros', [1, 2, 21, 22])).toEqual({
+      lookup: [2, 22],
+      lookupMany: [2, 22],
+      missing: [1, 21],
+      scan: [2, 22],
+      count: 2,
+      vector: [2, 22],
+      filter: [2, 22],
+    });
+    await flushedGeneration(h.sluice, 'micros', [row(31, edge - 1), row(32, edge)]);
+    await h.sluice.tableWork.merge('micros');
+    expect(await baseCount(h, 'micros', 'id IN (31, 32)')).toBe(1);
+    expect(await baseCount(h, 'micros', 'id = 32')).toBe(1);
+  });
+
   it('a key whose newest value expired is gone though its older base value is not', async () => {
     await h.createTable(logsTable('logs'));
     await flushedGeneration(h.sluice, 'logs', [
