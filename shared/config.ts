@@ -39,6 +39,8 @@ export const TableSettingsSchema = z
     optimizeAfterUnindexedRows: int(1).default(4_000_000),
     /** Small fragments (Lance's own measure) in the base that trigger an optimize. */
     optimizeAfterSmallFragments: int(1).default(16),
+    /** Rows past retention one step of the merge lane deletes from the base at most (always at least one timestamp's). */
+    retentionBatchRows: int(1).default(1_000_000),
   })
   .strict();
 

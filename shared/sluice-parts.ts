@@ -33,6 +33,8 @@ export interface SluiceParts {
   readonly config: Config;
   readonly store: ObjectStore;
   readonly log: Logger;
+  /** Milliseconds since the epoch, for retention's cutoff: a test injects its own. */
+  readonly clock: () => number;
   readonly scheduler: WorkScheduler;
   readonly manifests: ShardManifestStore;
   readonly bases: BaseManifestStore;

@@ -46,6 +46,8 @@ export interface SluiceDeps {
   redis: RedisClient;
   scheduler: WorkScheduler;
   log: Logger;
+  /** Milliseconds since the epoch: retention's cutoff is taken from it. Date.now when absent. */
+  clock?: () => number;
 }
 
 /** What functions/ and jobs/ call: the process's settings and logger, and the domain services. */
@@ -82,6 +84,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     config,
     store,
     log,
+    clock: deps.clock ?? Date.now,
     scheduler: deps.scheduler,
     manifests,
     bases: new BaseManifestStore(store, hints),

@@ -12,6 +12,7 @@ import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_PAGE } from '../../shared/page-limit.ts';
 import { isPlainObject } from '../../shared/plain-object.ts';
 import { INDEX_TYPES, METRICS } from '../../shared/table/index-decl.ts';
+import { MIN_RETENTION_SECONDS } from '../../shared/table/retention.ts';
 import { DEFAULT_SHARDS, MAX_SHARDS } from '../../shared/table/table-def.ts';
 import { invalidTableNameMessage, TABLE_NAME_PATTERN } from '../../shared/table/table-name.ts';
 
@@ -70,6 +71,25 @@ const primaryKeyRefusal = {
   error: 'primaryKey must be an array of column names, or [] for an append-only table',
 };
 const shardsRefusal = { error: `shards must be an integer from 1 to ${MAX_SHARDS}` };
+const retentionRefusal = {
+  error: `retention must be {"column": <a timestamp column>, "maxAgeSeconds": <an integer ≥ ${MIN_RETENTION_SECONDS}>}`,
+};
+
+export const RetentionSchema = z
+  .strictObject(
+    {
+      column: z.string(retentionRefusal),
+      maxAgeSeconds: z
+        .number(retentionRefusal)
+        .int(retentionRefusal)
+        .min(MIN_RETENTION_SECONDS, retentionRefusal),
+    },
+    retentionRefusal,
+  )
+  .openapi('Retention', {
+    description:
+      'Rows whose column (a timestamp, not nullable, not a key column) is older than maxAgeSeconds are never read, and the merge lane deletes them from the base',
+  });
 
 /** The envelope of a table definition; its columns, key and settings are checked by the domain. */
 export const CreateTableSchema = z
@@ -97,6 +117,7 @@ export const CreateTableSchema = z
       .array(z.unknown())
       .optional()
       .openapi({ description: 'Indexes to build on the base, each an IndexDeclaration' }),
+    retention: RetentionSchema.nullable().optional(),
   })
   .openapi('CreateTable');
 
@@ -223,6 +244,7 @@ export const TableDescriptionSchema = z
     indexes: z.array(IndexDeclarationSchema).openapi({
       description: 'Every declared index; stats.base.indexes says how many rows each covers',
     }),
+    retention: RetentionSchema.nullable(),
     drain: z.boolean(),
     stats: TableStatsSchema,
   })
@@ -385,6 +407,18 @@ export const MergeLaneResultSchema = z
     pending: BacklogSchema.optional().openapi({
       description: 'Committed generations still pending after this merge; 0 generations: caught up',
     }),
+    retention: z
+      .object({
+        deleted: z.number().int(),
+        expiredBefore: z.number().int().nullable().openapi({ description: 'ms since the epoch' }),
+        lanceVersion: z.number().int().nullable(),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Rows past retention this job deleted from the base, and below which time none is left; null for a table without retention',
+      }),
     optimize: LaneOptimizeSchema.nullable().optional(),
   })
   .openapi('MergeLaneResult');

@@ -9,6 +9,7 @@
  * key's branches are `OR`ed as a balanced tree, whose depth grows with the logarithm of
  * the keys (docs/base-table.md, "Filters on the key").
  */
+import type { TimestampUnit } from '../arrow/column-type.ts';
 import type { KeyValue } from '../arrow/key-codec.ts';
 import type { KeyColumn } from '../arrow/schema.ts';
 
@@ -28,6 +29,14 @@ export function keyLiteral(value: KeyValue): string {
   if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
   const integer = BigInt(value);
   return integer === INT64_MIN ? '(-9223372036854775807 - 1)' : String(integer);
+}
+
+const ARROW_UNIT: Record<TimestampUnit, string> = { ms: 'Millisecond', us: 'Microsecond' };
+
+/** A timestamp literal of the column's unit for `ms` since the epoch; compared to the column as is, so its index serves. */
+export function timestampLiteral(ms: number, unit: TimestampUnit): string {
+  const value = BigInt(ms) * (unit === 'us' ? 1000n : 1n);
+  return `arrow_cast(${value}, 'Timestamp(${ARROW_UNIT[unit]}, None)')`;
 }
 
 /** Backquoted, so a column named like an SQL keyword still parses. */

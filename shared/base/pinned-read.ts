@@ -17,19 +17,27 @@ import type { BaseDatasets } from './base-datasets.ts';
 import { keysPredicates } from './key-predicate.ts';
 import { type LanceTable, queryRows } from './lance-module.ts';
 
-/** The base's rows of those keys (each key once), in no particular order; `schema` names the columns read. */
+/**
+ * The base's rows of those keys (each key once) that `also` passes (a Lance filter, the
+ * retention cutoff's), in no particular order; `schema` names the columns read.
+ */
 export async function lookupBase(
   datasets: BaseDatasets,
   table: TableDef,
   version: number,
   keys: readonly (readonly KeyValue[])[],
   schema: Schema = toArrowSchema(table.schema),
+  also: string | null = null,
 ): Promise<RecordBatch[]> {
   const handle = await datasets.at(table, version);
   const columns = await columnsPresent(handle, names(schema));
   const batches: RecordBatch[] = [];
   for (const where of keysPredicates(keyColumns(table.schema), keys)) {
-    const query = handle.query().select(columns).where(where).limit(keys.length);
+    const query = handle
+      .query()
+      .select(columns)
+      .where(also === null ? where : `(${where}) AND (${also})`)
+      .limit(keys.length);
     batches.push(...inSchema(schema, await queryRows(query)));
   }
   return batches;
@@ -76,9 +84,17 @@ export async function assertHasColumns(handle: LanceTable, table: TableDef): Pro
   );
 }
 
-/** Live rows at `version`: Lance answers from the fragments' row counts and deletion files. */
-export async function countBase(datasets: BaseDatasets, table: TableDef, version: number): Promise<number> {
-  return (await datasets.at(table, version)).countRows();
+/**
+ * Live rows at `version` that `where` passes: with none, Lance answers from the fragments'
+ * row counts and deletion files.
+ */
+export async function countBase(
+  datasets: BaseDatasets,
+  table: TableDef,
+  version: number,
+  where: string | null = null,
+): Promise<number> {
+  return (await datasets.at(table, version)).countRows(where ?? undefined);
 }
 
 /** Lance's field metadata (the primary key mark) is left behind: rows carry the table's schema. */

@@ -27,6 +27,11 @@ export interface BaseManifest extends Versioned {
   mergesSinceOptimize: number;
   /** The table's schema version whose columns the recorded Lance version has; absent means 1. */
   schemaVersion?: number;
+  /**
+   * Retention (ms since the epoch): the recorded Lance version holds no row whose retention
+   * column is below it. Null, or absent in a manifest older than retention: no row deleted.
+   */
+  expiredBefore?: number | null;
 }
 
 export function emptyBaseManifest(table: string): BaseManifest {
@@ -39,11 +44,16 @@ export function emptyBaseManifest(table: string): BaseManifest {
     lanceVersion: null,
     mergedThrough: {},
     mergesSinceOptimize: 0,
+    expiredBefore: null,
   };
 }
 
 export function baseSchemaVersion(base: BaseManifest): number {
   return base.schemaVersion ?? 1;
+}
+
+export function expiredBefore(base: BaseManifest): number | null {
+  return base.expiredBefore ?? null;
 }
 
 export function mergedThrough(base: BaseManifest, shard: number): number {

@@ -1,7 +1,8 @@
 /**
  * The only ways the base manifest may change: a merge records the Lance version it
  * committed and advances the watermarks of the shards it merged; an optimize records the
- * Lance version it rewrote. Each is a pure decision on the latest manifest, re-run after
+ * Lance version it rewrote; a retention step records the Lance version that deleted the
+ * rows below `expiredBefore`. Each is a pure decision on the latest manifest, re-run after
  * every lost race, and each names the manifest state it was planned on: the Lance version
  * recorded then is the fence that keeps a zombie's commit out (docs/base-table.md).
  */
@@ -66,4 +67,30 @@ export function commitOptimize(
     });
   }
   return { ...base, lanceVersion, mergesSinceOptimize: 0 };
+}
+
+/**
+ * A retention step planned on `plannedOn` is recorded only while that is still the recorded
+ * version, and `expiredBefore` only moves up. It counts toward the next optimize like a
+ * merge, since only a compaction takes the deleted rows out of storage.
+ */
+export function commitRetention(
+  base: BaseManifest,
+  plannedOn: number,
+  lanceVersion: number,
+  expiredBefore: number,
+): BaseManifest {
+  if (base.lanceVersion !== plannedOn) {
+    throw new SluiceError('FENCED', 'the base moved while expired rows were deleted', {
+      table: base.table,
+      plannedOn,
+      lanceVersion: base.lanceVersion,
+    });
+  }
+  return {
+    ...base,
+    lanceVersion,
+    expiredBefore: Math.max(expiredBefore, base.expiredBefore ?? expiredBefore),
+    mergesSinceOptimize: base.mergesSinceOptimize + 1,
+  };
 }

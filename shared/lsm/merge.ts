@@ -6,7 +6,7 @@
  * (I14). Reading the inputs takes no lock: writes, flushes and reads go on
  * meanwhile, and only the manifest commit is a compare-and-swap.
  */
-import { type RecordBatch, Table, tableFromIPC } from 'apache-arrow';
+import { type RecordBatch, type Schema, Table, tableFromIPC } from 'apache-arrow';
 import { conformColumns } from '../arrow/conform-columns.ts';
 import { keyAt, keyCodecFor } from '../arrow/key-codec.ts';
 import { toArrowSchema } from '../arrow/schema.ts';
@@ -17,6 +17,7 @@ import type { LanceCommit } from '../base/lance-commits.ts';
 import { type BaseChange, commitChange, prepareBase } from '../base/merge-commit.ts';
 import { evolveBase } from '../base/schema-commit.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
+import { cutoffOf } from '../read/retention-cutoff.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { isAppendOnly, schemaAt, type TableDef } from '../table/table-def.ts';
 import { OP_DELETE, schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
@@ -26,10 +27,12 @@ import {
   type BaseManifest,
   type BaseManifestStore,
   baseSchemaVersion,
+  expiredBefore,
   mergedThrough,
 } from './base-manifest.ts';
 import { commitMerge, type MergedRange } from './base-transitions.ts';
 import { lastWritePerKey } from './last-write-per-key.ts';
+import { expiredRows } from './retention.ts';
 import { opsOf } from './run-file.ts';
 import {
   type CommittedGeneration,
@@ -43,13 +46,15 @@ export interface MergeDeps {
   manifests: ShardManifestStore;
   bases: BaseManifestStore;
   datasets: BaseDatasets;
+  /** Milliseconds since the epoch: a merge drops rows past retention by it. */
+  clock: () => number;
 }
 
 /** What counts as real progress for the no-progress watchdog (I16). */
 export type Progress = 'read' | 'write' | 'commit';
 
 /** The steps between which a merge may die; each is a point the crash tests stop at. */
-export type MergeStep = 'prepared' | 'lance-committed';
+export type MergeStep = 'prepared' | 'lance-committed' | 'retention-deleted';
 
 export interface MergeOptions {
   signal?: AbortSignal;
@@ -156,7 +161,8 @@ export async function runMerge(
         0,
       ),
     );
-    const change = changeOf(table, await readGenerations(deps.store, plan, options));
+    const cutoff = cutoffOf(table, deps.clock(), expiredBefore(base));
+    const change = changeOf(table, await readGenerations(deps.store, plan, options), cutoff);
     const prepared = await prepareBase(deps.datasets, table, base.lanceVersion);
     rolledBack.push(...prepared.rolledBack);
     await options.onStep?.('prepared');
@@ -212,30 +218,38 @@ async function readGenerations(store: ObjectStore, plan: MergePlan, options: Mer
   return tables;
 }
 
+/** An append-only table's rows, all of them in order, less those past retention. */
+function appended(schema: Schema, batches: readonly RecordBatch[], expired: (i: number) => boolean): Table {
+  const total = batches.reduce((sum, b) => sum + b.numRows, 0);
+  const live = Int32Array.from({ length: total }, (_, i) => i).filter((i) => !expired(i));
+  if (live.length === total)
+    return new Table(
+      schema,
+      batches.map((b) => selectColumns(schema, b)),
+    );
+  return live.length === 0
+    ? new Table(schema)
+    : new Table([selectColumns(schema, takeRows([...batches], live))]);
+}
+
 /**
  * The newest write per key across `inputs` (oldest first), split into upserts and deletes;
- * on an append-only table every row, to add.
+ * a newest upsert below the retention `cutoff` is a delete, so no older base row outlives it;
+ * on an append-only table every row inside retention, to add.
  */
-export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
+export function changeOf(table: TableDef, inputs: Table[], cutoff: number | null = null): BaseChange {
   // An input of a newer schema than this definition stops the merge until it is read again.
   for (const input of inputs) schemaAt(table, schemaVersionOf(input));
   const codec = keyCodecFor(table.schema);
   const wal = walSchema(table.schema);
   const batches: RecordBatch[] = inputs.flatMap((t) => t.batches).map((b) => conformColumns(wal, b));
   const schema = toArrowSchema(table.schema);
-  if (isAppendOnly(table)) {
-    return {
-      upserts: new Table(
-        schema,
-        batches.map((b) => selectColumns(schema, b)),
-      ),
-      deletes: [],
-    };
-  }
+  const expired = expiredRows(table, batches, cutoff);
+  if (isAppendOnly(table)) return { upserts: appended(schema, batches, expired), deletes: [] };
   const keys = codec.encodeRowsPacked(batches);
   const ops = opsOf(batches);
   const newest = lastWritePerKey(keys);
-  const kept = newest.filter((i) => ops[i] !== OP_DELETE);
+  const kept = newest.filter((i) => ops[i] !== OP_DELETE && !expired(i));
   // Every row a distinct key and none deleted (a bulk load of new keys): the rows as they are,
   // in any order, are the upserts, and gathering them would only copy them.
   const everyRow = kept.length === ops.length;
@@ -249,7 +263,7 @@ export function changeOf(table: TableDef, inputs: Table[]): BaseChange {
         ? new Table([selectColumns(schema, takeRows(batches, kept))])
         : new Table(schema),
     deletes: Array.from(
-      newest.filter((i) => ops[i] === OP_DELETE),
+      newest.filter((i) => ops[i] === OP_DELETE || expired(i)),
       (i) => codec.decode(keyAt(keys, i)),
     ),
   };

@@ -1,8 +1,8 @@
 /**
  * Lookups by primary key: per key, the shard's overlay runs are searched newest first and
- * the first run holding the key decides — its row, or nothing when that row is a delete
- * (I10); the keys in no run are looked up in the base at the recorded Lance version, all
- * in one filtered query.
+ * the first run holding the key decides — its row, or nothing when that row is a delete or
+ * expired (I10); the keys in no run are looked up in the base at the recorded Lance version, all
+ * in one filtered query that passes only rows inside retention.
  */
 import { Table } from 'apache-arrow';
 import { type KeyValue, keyCodecFor } from '../arrow/key-codec.ts';
@@ -13,6 +13,7 @@ import { assertHasKey, type TableDef } from '../table/table-def.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { project, projectionOf } from './projection.ts';
 import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
+import { andVisible } from './retention-cutoff.ts';
 import { find } from './sorted-run.ts';
 
 export interface Lookup {
@@ -66,7 +67,14 @@ export async function lookupRows(
   }
   const base =
     toBase.length > 0 && snapshot.base.lanceVersion !== null
-      ? await lookupBase(deps.datasets, table, snapshot.base.lanceVersion, toBase, projection.read)
+      ? await lookupBase(
+          deps.datasets,
+          table,
+          snapshot.base.lanceVersion,
+          toBase,
+          projection.read,
+          andVisible(table, snapshot.cutoff, null),
+        )
       : [];
   // Every row found, overlay then base, as one list of batches; `at` maps a key to its row there.
   const overlayRefs = [...inOverlay.entries()].filter((e): e is [string, RowRef] => e[1] !== null);

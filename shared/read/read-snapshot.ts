@@ -10,7 +10,8 @@
  *
  * A snapshot can be pinned (a scan cursor does): the base and shard manifest versions it
  * read, and per shard the WAL entries it listed, are read again exactly, so every page of
- * a scan sees the same overlay and base.
+ * a scan sees the same overlay and base. The snapshot's retention cutoff is taken once,
+ * from `deps.clock`, and pinned with it (retention-cutoff.ts).
  */
 import type { Table } from 'apache-arrow';
 import { conformTable } from '../arrow/conform-columns.ts';
@@ -20,6 +21,7 @@ import {
   type BaseManifest,
   type BaseManifestStore,
   emptyBaseManifest,
+  expiredBefore,
   mergedThrough,
 } from '../lsm/base-manifest.ts';
 import { KEY_COLUMN, runSchema } from '../lsm/run-file.ts';
@@ -41,6 +43,7 @@ import { schemaAt, type TableDef } from '../table/table-def.ts';
 import { listWalAfter } from '../wal/frontier.ts';
 import { isHole, schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
 import { type CachedTable, derived, type ObjectCache } from './object-cache.ts';
+import { cutoffOf, expiringRuns } from './retention-cutoff.ts';
 import { fileRun, type SortedRun, walRun } from './sorted-run.ts';
 
 export interface ReadDeps {
@@ -53,6 +56,8 @@ export interface ReadDeps {
   cache: ObjectCache;
   /** A shard with this many pending generations refuses reads rather than fan out over all of them. */
   pendingRejectGenerations: number;
+  /** Milliseconds since the epoch: the retention cutoff is taken from it. */
+  clock: () => number;
 }
 
 /** The versions a snapshot read; with them, the same snapshot is read again. */
@@ -60,16 +65,20 @@ export interface SnapshotPin {
   base: number;
   /** Per shard read: its manifest version and the WAL entries (seqs) listed after its cursor. */
   shards: Array<{ manifest: number; wal: number[] }>;
+  /** The retention cutoff (ms since the epoch), or null for a table without retention. */
+  cutoff: number | null;
 }
 
 export interface ReadSnapshot {
   base: BaseManifest;
   shards: ShardManifest[];
-  /** The pending overlay, newest first. */
+  /** The pending overlay, newest first; an upsert below the cutoff reads as a delete. */
   runs: SortedRun[];
   /** Where each run was read from, in the same order. */
   sources: RunSource[];
   pin: SnapshotPin;
+  /** Rows below it are not visible (ms since the epoch); null without retention. */
+  cutoff: number | null;
 }
 
 /** The object a run was read from: a WAL entry (no generation) or a committed L0 file. */
@@ -95,8 +104,9 @@ export async function readSnapshot(
   shards: number[],
   options: { signal?: AbortSignal; pin?: SnapshotPin } = {},
 ): Promise<ReadSnapshot> {
+  const now = deps.clock();
   for (let attempt = 1; ; attempt++) {
-    const snapshot = await readOnce(deps, table, shards, options);
+    const snapshot = await readOnce(deps, table, shards, now, options);
     const complete = snapshot.shards.every((m) => listsAllAbove(m, mergedThrough(snapshot.base, m.shard)));
     if (complete) return snapshot;
     if (options.pin) throw expired(table.name);
@@ -113,6 +123,7 @@ async function readOnce(
   deps: ReadDeps,
   table: TableDef,
   shards: number[],
+  now: number,
   options: { signal?: AbortSignal; pin?: SnapshotPin },
 ): Promise<ReadSnapshot> {
   const { pin, signal } = options;
@@ -124,12 +135,22 @@ async function readOnce(
       shardRuns(deps, table, shard, mergedThrough(base, shard), pin?.shards[i], signal),
     ),
   );
+  const cutoff = pin ? pin.cutoff : cutoffOf(table, now, expiredBefore(base));
   return {
     base,
     shards: perShard.map((s) => s.manifest),
-    runs: perShard.flatMap((s) => s.runs),
+    runs: expiringRuns(
+      table,
+      perShard.flatMap((s) => s.runs),
+      cutoff,
+    ),
     sources: perShard.flatMap((s) => s.sources),
-    pin: { base: base.version, shards: perShard.map((s) => ({ manifest: s.manifest.version, wal: s.wal })) },
+    pin: {
+      base: base.version,
+      shards: perShard.map((s) => ({ manifest: s.manifest.version, wal: s.wal })),
+      cutoff,
+    },
+    cutoff,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The live row count of a table at one snapshot: the base's live rows, less the base keys
  * the pending overlay supersedes (by a newer value or a delete), plus the overlay's live
- * keys (on an append-only table, its rows: each has an id of its own). Exact, and its cost is the overlay (bounded by `pendingRejectGenerations`) and one
+ * keys (on an append-only table, its rows: each has an id of its own); rows below the
+ * retention cutoff are not live on either side. Exact, and its cost is the overlay (bounded by `pendingRejectGenerations`) and one
  * key-only base lookup per chunk of overlay keys, not the size of the base.
  */
 import { Schema } from 'apache-arrow';
@@ -10,6 +11,7 @@ import { toArrowSchema } from '../arrow/schema.ts';
 import { countBase, lookupBase } from '../base/pinned-read.ts';
 import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { type ReadDeps, readSnapshot } from './read-snapshot.ts';
+import { andVisible } from './retention-cutoff.ts';
 
 /** Keys per base lookup: a filter of this many literals stays a quick index search. */
 const KEYS_PER_LOOKUP = 1000;
@@ -39,7 +41,8 @@ export async function countRows(deps: ReadDeps, table: TableDef, signal?: AbortS
   const live = [...newest.values()].filter((k) => k.live).length;
   const version = snapshot.base.lanceVersion;
   if (version === null) return { rows: live, baseRows: 0, pendingKeys: newest.size };
-  const baseRows = await countBase(deps.datasets, table, version);
+  const visible = andVisible(table, snapshot.cutoff, null);
+  const baseRows = await countBase(deps.datasets, table, version, visible);
   // An append-only table's pending rows are new rows: none supersedes a base row.
   if (isAppendOnly(table)) return { rows: baseRows + live, baseRows, pendingKeys: newest.size };
   const keys: KeyValue[][] = [...newest.values()].map((k) => codec.decode(k.key));
@@ -55,6 +58,7 @@ export async function countRows(deps: ReadDeps, table: TableDef, signal?: AbortS
       version,
       keys.slice(at, at + KEYS_PER_LOOKUP),
       keySchema,
+      visible,
     );
     superseded += found.reduce((sum, b) => sum + b.numRows, 0);
   }

@@ -2,7 +2,8 @@
  * The opaque `after` cursor of a scan: base64url of the snapshot the scan pinned on its
  * first page (base and shard manifest versions, the WAL entries it listed), when that was,
  * where the scan stands — past an encoded key of the overlay, or at an offset of the
- * base dataset — and the key range and filter it scans, which every page must ask for again.
+ * base dataset — the key range and filter it scans, which every page must ask for again, and
+ * the retention cutoff it took, so a row expiring mid-scan is in every page or in none.
  * Anything that does not decode to that shape is refused.
  */
 import { z } from 'zod';
@@ -45,6 +46,8 @@ const Wire = z
     r: z.tuple([hex.nullable(), hex.nullable()]).optional(),
     // Absent in cursors of scans without a filter.
     f: hex.nullable().optional(),
+    // The retention cutoff; absent in cursors of tables without retention.
+    c: z.number().int().nullable().optional(),
   })
   .strict();
 
@@ -58,6 +61,7 @@ export function encodeScanCursor(cursor: ScanCursor): string {
     p: cursor.phase,
     r: cursor.range,
     f: cursor.filter,
+    c: cursor.pin.cutoff,
   };
   return PREFIX + Buffer.from(JSON.stringify(wire)).toString('base64url');
 }
@@ -81,7 +85,11 @@ export function decodeScanCursor(cursor: string, shards: number): ScanCursor {
   );
   if (parsed.s.length !== shards || listed > MAX_PINNED_ENTRIES) throw invalid();
   return {
-    pin: { base: parsed.b, shards: parsed.s.map((s) => ({ manifest: s.m, wal: fromRanges(s.w) })) },
+    pin: {
+      base: parsed.b,
+      shards: parsed.s.map((s) => ({ manifest: s.m, wal: fromRanges(s.w) })),
+      cutoff: parsed.c ?? null,
+    },
     pinnedAt: parsed.t,
     afterKey: parsed.k,
     baseOffset: parsed.o,

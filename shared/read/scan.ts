@@ -7,8 +7,10 @@
  * pinned snapshot, so a scan returns every live row of that snapshot exactly once while
  * merges and optimize go on. A key range narrows both parts: the overlay is read from its
  * first key on and stops at its end, the base is filtered by Lance on the key through the
- * pinned version. Memory per page is the overlay (bounded by
- * `pendingRejectGenerations`) plus `limit` base rows, whatever the size of the base.
+ * pinned version. A row below the retention cutoff the cursor pinned is in no page: in the
+ * overlay it reads as a delete, and the base is filtered on it. Memory per page is the
+ * overlay (bounded by `pendingRejectGenerations`) plus `limit` base rows, whatever the size
+ * of the base.
  */
 import { type RecordBatch, Table } from 'apache-arrow';
 import { compareBytes, type KeyCodec, keyCodecFor } from '../arrow/key-codec.ts';
@@ -22,6 +24,7 @@ import { FULL_RANGE, type KeyRange, rangeId } from './key-range.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { project, projectionOf } from './projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from './read-snapshot.ts';
+import { andVisible, cutoffOf } from './retention-cutoff.ts';
 import { decodeScanCursor, encodeScanCursor, type ScanCursor } from './scan-cursor.ts';
 import { hexKeysOf, type SortedRun, seek } from './sorted-run.ts';
 
@@ -96,6 +99,7 @@ export async function scanRows(
       },
     );
   }
+  if (cursor) assertHonestCutoff(table, cursor, deps.clock(), options.cursorTtlMs);
   const snapshot = await readSnapshot(deps, table, shards, { signal, pin: cursor?.pin });
   const state: ScanCursor = cursor ?? {
     pin: snapshot.pin,
@@ -126,9 +130,13 @@ export async function scanRows(
     // An append-only table's pending rows are new rows: none of them replaces a base row.
     const shadowed = isAppendOnly(table) ? new Set<string>() : overlayKeys(snapshot.runs);
     const codec = keyCodecFor(table.schema);
-    const where = bothOf(
-      rangePredicate(keyColumns(table.schema), range.from?.values ?? null, range.to?.values ?? null),
-      options.filter?.where ?? null,
+    const where = andVisible(
+      table,
+      snapshot.cutoff,
+      bothOf(
+        rangePredicate(keyColumns(table.schema), range.from?.values ?? null, range.to?.values ?? null),
+        options.filter?.where ?? null,
+      ),
     );
     while (taken < options.limit && !baseDone) {
       const want = options.limit - taken;
@@ -155,6 +163,24 @@ export async function scanRows(
   const ended = state.phase === 'base' && baseDone;
   const rows = project(new Table(projection.read, batches), projection.out);
   return { rows, next: ended ? null : encodeScanCursor(state) };
+}
+
+/**
+ * A cursor's cutoff is at most its age older than a fresh one: an older one, forged, would
+ * show rows past retention that the base still holds.
+ */
+function assertHonestCutoff(table: TableDef, cursor: ScanCursor, now: number, ttlMs: number): void {
+  const fresh = cutoffOf(table, now);
+  const pinned = cursor.pin.cutoff;
+  if (fresh === null && pinned === null) return;
+  if (fresh !== null && pinned !== null && pinned >= fresh - ttlMs) return;
+  throw new SluiceError(
+    'INVALID_CURSOR',
+    'the scan cursor is malformed; pass the `next` of the previous page',
+    {
+      table: table.name,
+    },
+  );
 }
 
 /** The base rows the overlay does not supersede; with nothing pending, no key is encoded. */

@@ -1,9 +1,10 @@
 /**
- * One job of a table's merge lane (docs/design.md, "Merge"): merge what is pending, ask at
- * once for the next merge when due work is left behind (so a table that is behind merges
- * back to back, one job at a time, I12), then optimize when that is due. Merges and
- * optimizes of a table share the lane, so neither ever runs beside the other; each is
- * counted in the failure ledger under its own kind.
+ * One job of a table's merge lane (docs/design.md, "Merge"): merge what is pending, delete
+ * from the base the rows past the table's retention (a bounded batch), ask at once for the
+ * next job when due work is left behind (so a table that is behind merges back to back, one
+ * job at a time, I12), then optimize when that is due. Merges and optimizes of a table share
+ * the lane, so neither ever runs beside the other; each is counted in the failure ledger
+ * under its own kind.
  */
 import type { BaseHealth } from '../base/base-health.ts';
 import { indexesToBuild } from '../base/declared-indexes.ts';
@@ -12,6 +13,7 @@ import type { Logger } from '../log.ts';
 import { type Backlog, mergeDue } from '../lsm/backlog.ts';
 import type { MergeOutcome } from '../lsm/merge.ts';
 import { type OptimizeOutcome, type OptimizeReason, optimizeReason } from '../lsm/optimize.ts';
+import type { RetentionOutcome } from '../lsm/retention.ts';
 import type { IndexDecl } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { WorkProgress } from '../work/work-progress.ts';
@@ -35,6 +37,7 @@ export interface MergeLaneDeps {
     table: string,
     options: Parameters<BudgetedWork<MergeOutcome>>[0] & LaneProgress,
   ): Promise<MergeOutcome>;
+  retain(table: string, options: Parameters<BudgetedWork<RetentionOutcome>>[0]): Promise<RetentionOutcome>;
   optimize(table: string, options: Parameters<BudgetedWork<OptimizeOutcome>>[0]): Promise<OptimizeOutcome>;
 }
 
@@ -56,8 +59,16 @@ export type MergeLaneResult =
       merged: { generations: number; rows: number; lanceVersion: number | null };
       /** What is still pending after this merge: committed generations it left for the next. */
       pending: Backlog;
+      /** Rows past retention this job deleted from the base; null for a table without retention. */
+      retention: LaneRetention | null;
       optimize: LaneOptimize | null;
     };
+
+export interface LaneRetention {
+  deleted: number;
+  expiredBefore: number | null;
+  lanceVersion: number | null;
+}
 
 export type LaneOptimize =
   | { reason: OptimizeReason; lanceVersion: number | null; conflicts: number }
@@ -72,14 +83,29 @@ export async function runMergeLane(deps: MergeLaneDeps, lane: MergeLaneRun): Pro
   if (merging.status === 'drained') return { status: 'drained' };
   const outcome = merging.result;
   const def = await deps.table(table);
-  if (mergeDue(def, outcome.left, Date.now())) await deps.scheduler.requestMerge(table, { manual: false });
+  const retention = def.retention ? await retainAfter(deps, lane) : null;
+  if (mergeDue(def, outcome.left, Date.now()) || retention?.more) {
+    await deps.scheduler.requestMerge(table, { manual: false });
+  }
   const generations = outcome.merged.reduce((sum, r) => sum + r.to - r.from + 1, 0);
   return {
     status: 'done',
     merged: { generations, rows: outcome.rows, lanceVersion: outcome.lanceVersion },
     pending: outcome.left,
+    retention: retention && {
+      deleted: retention.deleted,
+      expiredBefore: retention.expiredBefore,
+      lanceVersion: retention.lanceVersion,
+    },
     optimize: await optimizeAfter(deps, lane, def, outcome),
   };
+}
+
+/** Counted in the ledger as a merge: it is the merge lane's own commit on the base. */
+async function retainAfter(deps: MergeLaneDeps, lane: MergeLaneRun): Promise<RetentionOutcome | null> {
+  const run = { kind: 'merge' as const, table: lane.table, queueWaitMs: null, log: lane.log };
+  const retaining = await deps.run(run, (options) => deps.retain(lane.table, options));
+  return retaining.status === 'drained' ? null : retaining.result;
 }
 
 /**

@@ -17,6 +17,7 @@ import { assertHasColumns, columnsPresent } from '../base/pinned-read.ts';
 import { SluiceError } from '../errors.ts';
 import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
+import { andVisible } from '../read/retention-cutoff.ts';
 import { hexKeysOf, type SortedRun } from '../read/sorted-run.ts';
 import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
@@ -44,12 +45,14 @@ interface Candidate {
 export async function searchRows(
   deps: SearchDeps,
   table: TableDef,
-  request: SearchRequest,
+  asked: SearchRequest,
   signal?: AbortSignal,
 ): Promise<SearchAnswer> {
-  const projection = projectionOf(table, request.columns);
+  const projection = projectionOf(table, asked.columns);
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
   const snapshot = await readSnapshot(deps, table, shards, { signal });
+  // I10: the base and every pending table are prefiltered on the snapshot's retention cutoff.
+  const request = { ...asked, filter: andVisible(table, snapshot.cutoff, asked.filter) };
   const overlay = overlayOf(table, snapshot.runs);
   const columns = projection.read.fields.map((f) => f.name);
   const [pending, base] = await Promise.all([

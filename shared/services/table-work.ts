@@ -7,6 +7,7 @@
 import type { LanceCommit } from '../base/lance-commits.ts';
 import { type MergeOptions, type MergeOutcome, runMerge } from '../lsm/merge.ts';
 import { type OptimizeOutcome, runOptimize } from '../lsm/optimize.ts';
+import { type RetentionOutcome, runRetention } from '../lsm/retention.ts';
 import { baseRollbacks, compactDuration, mergeDuration, timed } from '../metrics.ts';
 import { type ManualWork, manualWorkStatus, requestManualWork } from '../scheduler/manual-work.ts';
 import { type MergeLaneResult, type MergeLaneRun, runMergeLane } from '../scheduler/merge-lane.ts';
@@ -36,6 +37,15 @@ export class TableWork {
     });
   }
 
+  /** Deletes a bounded batch of the rows past the table's retention from its base, recorded like a merge. */
+  retain(tableName: string, options?: MergeOptions): Promise<RetentionOutcome> {
+    return timed(mergeDuration, async () => {
+      const outcome = await runRetention(this.#parts, await this.#parts.table(tableName), options);
+      this.#reportRollbacks(tableName, outcome.rolledBack);
+      return outcome;
+    });
+  }
+
   /** Lance's optimize of the table's base (compaction, index update, cleanup), recorded like a merge. */
   optimize(tableName: string, options?: MergeOptions): Promise<OptimizeOutcome> {
     const { scheduler } = this.#parts.config;
@@ -60,6 +70,7 @@ export class TableWork {
         ...this.#parts,
         run: (run, work) => this.run(run, work),
         merge: (table, options) => this.merge(table, options),
+        retain: (table, options) => this.retain(table, options),
         optimize: (table, options) => this.optimize(table, options),
       },
       lane,

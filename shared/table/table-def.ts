@@ -15,6 +15,7 @@ import { type TableSettings, TableSettingsSchema } from '../config.ts';
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
 import { type IndexDecl, parseIndexDecls } from './index-decl.ts';
+import { parseRetention, type Retention, withRetentionIndex } from './retention.ts';
 import type { SchemaChangeRecord } from './schema-change.ts';
 import { assertTableName } from './table-name.ts';
 
@@ -31,6 +32,8 @@ export interface TableDef {
   readonly settings: TableSettings;
   /** Indexes declared at create; later ones live beside the definition (index-declarations.ts). */
   readonly indexes: readonly IndexDecl[];
+  /** Rows older than this are never read and leave the base (retention.ts); null: kept for ever. */
+  readonly retention: Retention | null;
   /** ISO-8601, UTC. */
   readonly createdAt: string;
   /** The changes of the columns since create, oldest first (schema-documents.ts); `schema.version` is the latest. */
@@ -46,10 +49,11 @@ export interface TableDefJSON {
   shards: number;
   settings: TableSettings;
   indexes: IndexDecl[];
+  retention: Retention | null;
   createdAt: string;
 }
 
-const CREATE_KEYS = new Set(['name', 'schema', 'primaryKey', 'shards', 'settings', 'indexes']);
+const CREATE_KEYS = new Set(['name', 'schema', 'primaryKey', 'shards', 'settings', 'indexes', 'retention']);
 const STORED_KEYS = new Set([...CREATE_KEYS, 'formatVersion', 'createdAt']);
 const SETTING_NAMES = new Set(Object.keys(TableSettingsSchema.shape));
 
@@ -121,13 +125,15 @@ export function parseCreateTable(input: unknown, defaults: TableSettings, now: D
     throw new SluiceError('INVALID_REQUEST', 'the table definition must be a JSON object');
   rejectUnknownKeys(input, CREATE_KEYS);
   const schema = parseTableSchema(input.schema, input.primaryKey);
+  const retention = parseRetention(input.retention, schema);
   return {
     formatVersion: TABLE_FORMAT_VERSION,
     name: assertTableName(input.name),
     schema,
     shards: parseShards(input.shards),
     settings: parseTableSettings(input.settings, defaults),
-    indexes: parseIndexDecls(input.indexes, schema),
+    indexes: withRetentionIndex(parseIndexDecls(input.indexes, schema), retention),
+    retention,
     createdAt: now.toISOString(),
     schemaHistory: [],
   };
@@ -161,6 +167,8 @@ export function parseStoredTableDef(input: unknown, defaults: TableSettings): Ta
     settings: parseTableSettings(withoutRetiredSettings(input.settings), defaults),
     // A table stored before indexes could be declared has none.
     indexes: parseIndexDecls(input.indexes, schema),
+    // A table stored before retention existed keeps every row.
+    retention: parseRetention(input.retention, schema),
     createdAt,
     schemaHistory: [],
   };
@@ -183,6 +191,7 @@ export function tableDefToJSON(def: TableDef): TableDefJSON {
     shards: def.shards,
     settings: { ...def.settings },
     indexes: [...def.indexes],
+    retention: def.retention,
     createdAt: def.createdAt,
   };
 }

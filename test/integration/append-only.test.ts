@@ -187,4 +187,44 @@ describe('append-only tables: no primary key, every row kept (I2, I10, I11, I13)
       sorted([...streamRows(1, 5, 'a'), ...streamRows(1, 5, 'b')]),
     );
   });
+
+  it('with retention: expired events leave reads at once and never reach the base; newer ones stay, each once', async () => {
+    await h.close();
+    let now = Date.parse('2026-06-01T12:00:00Z');
+    h = await createHarness({}, { clock: () => now });
+    await h.createTable({
+      name: 'expiring',
+      schema: {
+        fields: [
+          { name: 'ts', type: 'timestamp[ms]', nullable: false },
+          { name: 'kind', type: 'utf8', nullable: false },
+        ],
+      },
+      retention: { column: 'ts', maxAgeSeconds: 3600 },
+      settings: { sealDelayMs: 10 },
+    });
+    const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+    // Identical events at the same time are two events.
+    const rows = [
+      { ts: at(50), kind: 'old' },
+      { ts: at(50), kind: 'old' },
+      { ts: at(5), kind: 'new' },
+    ];
+    await write(h, 'expiring', rows);
+    await sealAndFlush(h, 'expiring', 1);
+    const kinds = async () => {
+      const def = await h.sluice.tables.describe('expiring');
+      const page = await h.sluice.reads.scan('expiring', { limit: 100 });
+      return tableToJsonRows(def.schema, page.rows)
+        .map((r) => r.kind)
+        .sort();
+    };
+    expect(await kinds()).toEqual(['new', 'old', 'old']);
+    now += 20 * 60_000;
+    expect(await kinds()).toEqual(['new']);
+    expect((await h.sluice.reads.countRows('expiring')).rows).toBe(1);
+    await h.sluice.tableWork.merge('expiring');
+    expect((await recordedBaseRows(h, 'expiring')).map((r) => r.kind)).toEqual(['new']);
+    expect(await kinds()).toEqual(['new']);
+  });
 });

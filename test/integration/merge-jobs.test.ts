@@ -26,6 +26,7 @@ import { waitFor } from '../support/wait-for.ts';
 const mergedNothing = {
   merged: { generations: 0, rows: 0, lanceVersion: null },
   pending: NO_BACKLOG,
+  retention: null,
   optimize: null,
 };
 

@@ -66,10 +66,13 @@ export interface TestApi extends ServedHarness {
 /** A harness that accepts fresh test tokens, served over HTTP; closing it closes both. */
 export async function serveTestApi(
   overrides: ConfigOverrides = {},
-  options: { dashboard?: boolean; log?: Logger } = {},
+  options: { dashboard?: boolean; log?: Logger; clock?: () => number } = {},
 ): Promise<TestApi> {
   const tokens = testTokens();
-  const h = await createHarness({ ...overrides, tokens: JSON.parse(tokens.env) }, { log: options.log });
+  const h = await createHarness(
+    { ...overrides, tokens: JSON.parse(tokens.env) },
+    { log: options.log, clock: options.clock },
+  );
   const served = await serveHarness(h, { dashboard: options.dashboard });
   return {
     ...served,

@@ -53,10 +53,13 @@ const TEST_DEFAULTS: ConfigOverrides = {
   workers: { lockDurationMs: 5_000, stalledIntervalMs: 2_000, shutdownGraceSeconds: 5 },
 };
 
-/** `log`: a logger the test reads back (log-capture.ts) instead of the configured one. */
+/**
+ * `log`: a logger the test reads back (log-capture.ts) instead of the configured one;
+ * `clock`: the time retention's cutoff is taken from.
+ */
 export async function createHarness(
   overrides: ConfigOverrides = {},
-  options: { log?: Logger } = {},
+  options: { log?: Logger; clock?: () => number } = {},
 ): Promise<Harness> {
   const dir = await createTempDir('harness');
   // Shard state, BullMQ and the namespace's cleanup all use the Redis the test chose, so a
@@ -79,7 +82,8 @@ export async function createHarness(
   const redis = namespace.connect();
   redis.on('error', (err) => log.debug({ err }, 'harness Redis connection error'));
   const scheduler = new BullmqWorkScheduler(config);
-  const { sluice, parts } = openSluice({ config, store, redis, scheduler, log });
+  const { clock } = options;
+  const { sluice, parts } = openSluice({ config, store, redis, scheduler, log, clock });
   const harness: Harness = {
     config,
     dir,
@@ -97,7 +101,7 @@ export async function createHarness(
     shardKeys: (table, shard) => shardKeys(config.redisPrefix, table, shard),
     createTable: (input) => sluice.tables.create(input),
     otherProcess: (other = store) =>
-      openSluice({ config, store: other, redis: namespace.connect(), scheduler, log }),
+      openSluice({ config, store: other, redis: namespace.connect(), scheduler, log, clock }),
     async close() {
       await parts.wal.settle();
       await harness.workers?.close(1_000);

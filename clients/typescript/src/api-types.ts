@@ -589,6 +589,7 @@ export type components = {
       createdAt: string;
       /** @description Every declared index; stats.base.indexes says how many rows each covers */
       indexes: components['schemas']['IndexDeclaration'][];
+      retention: components['schemas']['Retention'];
       drain: boolean;
       stats: components['schemas']['TableStats'];
     };
@@ -618,6 +619,7 @@ export type components = {
       optimizeAfterMerges: number;
       optimizeAfterUnindexedRows: number;
       optimizeAfterSmallFragments: number;
+      retentionBatchRows: number;
     };
     IndexDeclaration: {
       column: string;
@@ -636,6 +638,11 @@ export type components = {
         numSubVectors?: number;
       };
     };
+    /** @description Rows whose column (a timestamp, not nullable, not a key column) is older than maxAgeSeconds are never read, and the merge lane deletes them from the base */
+    Retention: {
+      column: string;
+      maxAgeSeconds: number;
+    } | null;
     TableStats: {
       /** @description Version of Sluice's record of the base */
       baseVersion: number;
@@ -694,9 +701,11 @@ export type components = {
         optimizeAfterMerges?: number;
         optimizeAfterUnindexedRows?: number;
         optimizeAfterSmallFragments?: number;
+        retentionBatchRows?: number;
       };
       /** @description Indexes to build on the base, each an IndexDeclaration */
       indexes?: unknown[];
+      retention?: components['schemas']['Retention'];
     };
     Field: {
       /** @example id */
@@ -909,6 +918,13 @@ export type components = {
         lanceVersion: number | null;
       };
       pending?: components['schemas']['Backlog'];
+      /** @description Rows past retention this job deleted from the base, and below which time none is left; null for a table without retention */
+      retention?: {
+        deleted: number;
+        /** @description ms since the epoch */
+        expiredBefore: number | null;
+        lanceVersion: number | null;
+      } | null;
       optimize?: components['schemas']['LaneOptimize'];
     } | null;
     /** @description Committed generations still pending after this merge; 0 generations: caught up */

@@ -1,6 +1,11 @@
 /** The Lance filter of a key-range scan: tuple comparison column by column, either bound open. */
 import { describe, expect, it } from 'vitest';
-import { keyLiteral, keysPredicates, rangePredicate } from '../../../shared/base/key-predicate.ts';
+import {
+  keyLiteral,
+  keysPredicates,
+  rangePredicate,
+  timestampLiteral,
+} from '../../../shared/base/key-predicate.ts';
 
 const one = [{ name: 'id', kind: 'int64' as const }];
 const two = [
@@ -55,5 +60,17 @@ describe('keysPredicates', () => {
     expect(keyLiteral(2n ** 63n - 1n)).toBe('9223372036854775807');
     expect(keyLiteral(-2147483648)).toBe('-2147483648');
     expect(keyLiteral("a'b")).toBe("'a''b'");
+  });
+});
+
+describe('timestampLiteral', () => {
+  it("is the column's own unit, so the comparison needs no cast of the column", () => {
+    expect(timestampLiteral(1_767_268_800_000, 'ms')).toBe(
+      "arrow_cast(1767268800000, 'Timestamp(Millisecond, None)')",
+    );
+    expect(timestampLiteral(1_767_268_800_000, 'us')).toBe(
+      "arrow_cast(1767268800000000, 'Timestamp(Microsecond, None)')",
+    );
+    expect(timestampLiteral(-1, 'us')).toBe("arrow_cast(-1000, 'Timestamp(Microsecond, None)')");
   });
 });
