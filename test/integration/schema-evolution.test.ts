@@ -7,6 +7,7 @@ import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveOtherProcess, serveTestApi, type TestApi } from '../support/harness-api.ts';
 import { spawnLogged } from '../support/logged-process.ts';
 import { eventRows, eventsTable, inKeyOrder, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { childEnv } from '../support/worker-process.ts';
 
 const ADD_TAG = { add: [{ name: 'tag', type: 'utf8' }] };
@@ -275,4 +276,73 @@ describe('schema evolution over HTTP, across processes', () => {
     expect(forbidden.status).toBe(403);
     expect((await api.call('GET', '/v1/tables/http', admin)).json.schemaVersion).toBe(2);
   });
+
+  it('a column added while 4 writers in two processes write and workers seal, flush and merge: every row has the value written or null, through the API and in LanceDB', async () => {
+    const admin = { token: api.tokens.all };
+    const def = {
+      ...eventsTable('busy', { shards: 2 }),
+      settings: { sealDelayMs: 10, mergeAfterGenerations: 2 },
+    };
+    expect((await api.call('POST', '/v1/tables', { ...admin, json: def })).status).toBe(201);
+    api.h.startWorkers(['seal', 'flush', 'merge']);
+    let added = false;
+    let stop = false;
+    const sent = new Map<number, string | null>();
+    const writer = async (w: number) => {
+      const call = w % 2 === 0 ? api.call : other.call;
+      for (let batch = 0; !stop || batch < 4; batch++) {
+        const tag = added ? `w${w}-b${batch}` : null;
+        const rows = eventRows(w * 10_000 + batch * 10, w * 10_000 + batch * 10 + 9).map((r) =>
+          tag === null ? r : { ...r, tag },
+        );
+        const reply = await call('POST', '/v1/tables/busy/rows', { ...admin, json: { rows } });
+        expect([reply.status, reply.json?.error]).toEqual([200, undefined]);
+        for (const r of rows) sent.set(r.id as number, tag);
+        if (batch > 200) break;
+      }
+    };
+    const writers = [0, 1, 2, 3].map(writer);
+    await waitFor(() => sent.size >= 200, { message: 'the writers under way' });
+    const change = await api.call('POST', '/v1/tables/busy/columns', { ...admin, json: ADD_TAG });
+    expect(change.status).toBe(200);
+    added = true;
+    await waitFor(() => [...sent.values()].filter((t) => t !== null).length >= 200, {
+      message: 'writes naming the column',
+    });
+    stop = true;
+    await Promise.all(writers);
+
+    const expected = [...sent].map(([id, tag]) => ({ id, tag }));
+    const byId = (rows: Array<{ id: unknown; tag: unknown }>) =>
+      rows.map((r) => ({ id: Number(r.id), tag: r.tag ?? null })).sort((a, b) => a.id - b.id);
+    const scanAllHttp = async (call: typeof api.call) => {
+      const rows: Array<{ id: unknown; tag: unknown }> = [];
+      let after: string | null = null;
+      do {
+        const query: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
+        const page = await call('GET', `/v1/tables/busy/rows?limit=500${query}`, admin);
+        rows.push(...page.json.rows);
+        after = page.json.next;
+      } while (after);
+      return byId(rows);
+    };
+    const want = byId(expected);
+    expect(await scanAllHttp(other.call)).toEqual(want);
+    expect(await scanAllHttp(api.call)).toEqual(want);
+
+    await waitFor(
+      async () => {
+        const { stats } = (await api.call('GET', '/v1/tables/busy', admin)).json;
+        if (stats.unsealedEntries > 0 || stats.sealedGenerations > 0) return false;
+        if (stats.pendingRows === 0) return true;
+        await api.call('POST', '/v1/tables/busy/merge', admin);
+        return false;
+      },
+      { message: 'every row merged into the base', timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect((await api.h.parts.bases.read('busy')).schemaVersion).toBe(2);
+    const handle = await (await lanceDb().connect(`${api.h.dir.path}/tables/busy`)).openTable('base');
+    const base = fromLanceArrow(await handle.query().select(['id', 'tag']).toArrow());
+    expect(byId(base.toArray().map((r) => ({ id: r.id, tag: r.tag })))).toEqual(want);
+  }, 120_000);
 });
