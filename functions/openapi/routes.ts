@@ -273,7 +273,7 @@ export const API_ROUTES: RouteConfig[] = [
     path: '/v1/tables/{t}/columns',
     operationId: 'addColumns',
     summary:
-      'Add nullable columns; from the answer on, writes naming them are taken in every process, and older rows read them as null',
+      'Add nullable columns, widen int32 → int64 or float32 → float64, or make a column nullable; from the answer on, writes that need the change are taken in every process, and older rows read under it',
     scope: 'admin',
     request: {
       params: TableParamsSchema,

@@ -146,26 +146,47 @@ export const DeclaredIndexSchema = z
 
 const FieldWireSchema = z.object({ name: z.string(), type: z.string(), nullable: z.boolean() });
 
+const AlterSchema = z.object({
+  name: z.string(),
+  type: z.string().optional().openapi({ description: 'int32 → int64 or float32 → float64' }),
+  nullable: z.literal(true).optional(),
+});
+
 export const SchemaChangeSchema = z
   .object({
-    add: z.array(
-      z.object({
-        name: z.string(),
-        type: z.string().openapi({ description: 'A column type, as in a create' }),
-        nullable: z.literal(true).optional().openapi({ description: 'Added columns are nullable' }),
-      }),
-    ),
+    add: z
+      .array(
+        z.object({
+          name: z.string(),
+          type: z.string().openapi({ description: 'A column type, as in a create' }),
+          nullable: z.literal(true).optional().openapi({ description: 'Added columns are nullable' }),
+        }),
+      )
+      .optional(),
+    alter: z.array(AlterSchema).optional(),
   })
   .openapi('SchemaChange', {
     description:
-      'Columns to add, each nullable: rows written before read them as null. Types cannot change yet, nor columns be renamed or dropped.',
+      'Columns to add, each nullable (rows written before read them as null), and columns to widen (int32 → int64, float32 → float64) or make nullable. Narrowing, renames, drops and defaults are refused.',
   });
 
 const SchemaChangeRecordSchema = z
   .object({
     schemaVersion: z.number().int(),
     at: timestamp,
-    change: z.object({ add: z.array(FieldWireSchema) }),
+    change: z.object({
+      add: z.array(FieldWireSchema),
+      alter: z
+        .array(
+          z.object({
+            name: z.string(),
+            type: z.string(),
+            nullable: z.boolean(),
+            was: z.object({ type: z.string(), nullable: z.boolean() }),
+          }),
+        )
+        .optional(),
+    }),
   })
   .openapi('SchemaChangeRecord');
 

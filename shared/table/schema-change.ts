@@ -1,12 +1,12 @@
 /**
- * A change of a table's columns (docs/design.md, "Schema evolution"): columns are only
- * added, and only nullable, so a row valid under version n is valid under n + 1 and a
+ * A change of a table's columns (docs/design.md, "Schema evolution"). A schema only grows:
+ * columns are added nullable, int32 widens to int64 and float32 to float64, and a non-key
+ * column may become nullable — so a row valid under version n is valid under n + 1, and a
  * process still on n never writes anything wrong under n + 1. Everything else — a column
- * that must not be null, a default, a changed type, a rename or a drop — is refused with
- * what to do instead, and changes nothing.
+ * that must not be null, a default, a narrowing, a rename or a drop — is refused with what
+ * to do instead, and changes nothing.
  */
-
-import { formatColumnType } from '../arrow/column-type.ts';
+import { formatColumnType, parseColumnType } from '../arrow/column-type.ts';
 import {
   type ColumnDef,
   type FieldJSON,
@@ -17,9 +17,19 @@ import {
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
 
+/** A column widened or made nullable: what it became, and what it was. */
+export interface ColumnAlter {
+  name: string;
+  type: string;
+  nullable: boolean;
+  was: { type: string; nullable: boolean };
+}
+
 export interface SchemaChange {
   /** The columns added, in order; each nullable. */
   add: FieldJSON[];
+  /** Present only when the change alters a column. */
+  alter?: ColumnAlter[];
 }
 
 /** One step of a table's schema history. */
@@ -30,42 +40,57 @@ export interface SchemaChangeRecord {
   change: SchemaChange;
 }
 
-export const SCHEMA_CHANGE_BODY = '{"add":[{"name":…,"type":…,"nullable":true},…]}';
+export const SCHEMA_CHANGE_BODY =
+  '{"add":[{"name":…,"type":…},…]} and/or {"alter":[{"name":…,"type":"int64"|"float64"},{"name":…,"nullable":true},…]}';
+
+/** The type changes no stored value can notice. */
+const WIDENINGS: Record<string, string> = { int32: 'int64', float32: 'float64' };
 
 function changeError(reason: string, details: Record<string, unknown> = {}): SluiceError {
   return new SluiceError('INVALID_SCHEMA_CHANGE', `invalid schema change: ${reason}`, details);
 }
 
 const REFUSED_KEYS: Record<string, string> = {
-  alter: 'changing a column is not supported yet: add a column of the type you need and write to it',
   rename: 'renaming a column is not supported yet: add a column under the new name and write to it',
   drop: 'dropping a column is not supported yet: stop writing it (it reads as null)',
 };
 
 /**
- * The columns of `input` that `current` does not have yet; null when every one of them is
- * there already as asked (a retried change), so that retrying changes nothing.
+ * What of `input` `current` does not have yet; null when all of it is there already as
+ * asked (a retried change), so that retrying changes nothing.
  */
 export function parseSchemaChange(input: unknown, current: TableSchema): SchemaChange | null {
   if (!isPlainObject(input)) throw changeError(`send ${SCHEMA_CHANGE_BODY}`);
   for (const key of Object.keys(input)) {
     if (key in REFUSED_KEYS) throw changeError(REFUSED_KEYS[key]!, { property: key });
-    if (key !== 'add') throw changeError(`unknown property "${key}": send ${SCHEMA_CHANGE_BODY}`);
+    if (key !== 'add' && key !== 'alter')
+      throw changeError(`unknown property "${key}": send ${SCHEMA_CHANGE_BODY}`);
   }
-  const { add } = input;
-  if (!Array.isArray(add) || add.length === 0) {
+  if (input.add === undefined && input.alter === undefined) throw changeError(`send ${SCHEMA_CHANGE_BODY}`);
+  const add = input.add === undefined ? [] : parseAdds(input.add, current);
+  const alter = input.alter === undefined ? [] : parseAlters(input.alter, current);
+  if (current.fields.length + add.length > MAX_COLUMNS) {
+    throw changeError(
+      `at most ${MAX_COLUMNS} columns, the change would make ${current.fields.length + add.length}`,
+    );
+  }
+  if (add.length === 0 && alter.length === 0) return null;
+  return alter.length === 0 ? { add } : { add, alter };
+}
+
+function parseAdds(input: unknown, current: TableSchema): FieldJSON[] {
+  if (!Array.isArray(input) || input.length === 0) {
     throw changeError(`"add" must be a non-empty array: send ${SCHEMA_CHANGE_BODY}`);
   }
   const existing = new Map(current.fields.map((f) => [f.name.toLowerCase(), f]));
   const seen = new Map<string, string>();
   const added: FieldJSON[] = [];
-  add.forEach((column, index) => {
+  input.forEach((column, index) => {
     if (isPlainObject(column) && 'default' in column) {
       throw changeError('a default is not supported yet: add the column nullable', { index });
     }
     const raw = parseField(column, index, seen);
-    const nullable = raw.nullable ?? true;
-    const field: ColumnDef = { name: raw.name, type: raw.type, nullable };
+    const field: ColumnDef = { name: raw.name, type: raw.type, nullable: raw.nullable ?? true };
     const taken = existing.get(raw.name.toLowerCase());
     if (taken) {
       if (sameColumn(taken, field)) return;
@@ -74,20 +99,120 @@ export function parseSchemaChange(input: unknown, current: TableSchema): SchemaC
         { index, column: raw.name },
       );
     }
-    if (!nullable) {
+    if (!field.nullable) {
       throw changeError(
         `column "${raw.name}" must be nullable: rows written before it have no value for it`,
-        { index, column: raw.name },
+        {
+          index,
+          column: raw.name,
+        },
       );
     }
     added.push({ name: field.name, type: formatColumnType(field.type), nullable: true });
   });
-  if (current.fields.length + added.length > MAX_COLUMNS) {
-    throw changeError(
-      `at most ${MAX_COLUMNS} columns, the change would make ${current.fields.length + added.length}`,
-    );
+  return added;
+}
+
+function parseAlters(input: unknown, current: TableSchema): ColumnAlter[] {
+  if (!Array.isArray(input) || input.length === 0) {
+    throw changeError(`"alter" must be a non-empty array: send ${SCHEMA_CHANGE_BODY}`);
   }
-  return added.length === 0 ? null : { add: added };
+  const named = new Set<string>();
+  const alters: ColumnAlter[] = [];
+  input.forEach((item, index) => {
+    if (!isPlainObject(item) || typeof item.name !== 'string') {
+      throw changeError(`alter[${index}] must be {"name":…,"type":…} or {"name":…,"nullable":true}`, {
+        index,
+      });
+    }
+    for (const key of Object.keys(item)) {
+      if (key !== 'name' && key !== 'type' && key !== 'nullable') {
+        throw changeError(`alter[${index}]: unknown property "${key}"; only type and nullable can change`, {
+          index,
+        });
+      }
+    }
+    const { name } = item;
+    if (named.has(name)) throw changeError(`column "${name}" is altered twice`, { index, column: name });
+    named.add(name);
+    const column = current.fields.find((f) => f.name === name);
+    if (!column) throw changeError(`no column "${name}"; add it instead`, { index, column: name });
+    if (current.primaryKey.includes(name)) {
+      throw changeError(
+        `"${name}" is a primary key column: shard routing and the key encoding depend on its type`,
+        {
+          index,
+          column: name,
+        },
+      );
+    }
+    const alter = alterOf(column, item, index);
+    if (alter) alters.push(alter);
+  });
+  return alters;
+}
+
+/** The alteration `item` asks of `column`, or null when the column is so already. */
+function alterOf(column: ColumnDef, item: Record<string, unknown>, index: number): ColumnAlter | null {
+  const was = { type: formatColumnType(column.type), nullable: column.nullable };
+  let type = was.type;
+  if (item.type !== undefined) {
+    const parsed = parseColumnType(item.type);
+    if (!parsed.ok)
+      throw changeError(`column "${column.name}": ${parsed.reason}`, { index, column: column.name });
+    type = formatColumnType(parsed.type);
+    if (type !== was.type && WIDENINGS[was.type] !== type) {
+      const wider = WIDENINGS[was.type];
+      throw changeError(
+        `column "${column.name}" cannot change from ${was.type} to ${type}: ${wider ? `it can widen to ${wider}; ` : ''}add a column of the type you need instead`,
+        { index, column: column.name },
+      );
+    }
+  }
+  let nullable = was.nullable;
+  if (item.nullable !== undefined) {
+    if (item.nullable !== true) {
+      throw changeError(
+        `column "${column.name}" cannot become non-nullable: rows already stored may hold nulls`,
+        {
+          index,
+          column: column.name,
+        },
+      );
+    }
+    nullable = true;
+  }
+  if (type === was.type && nullable === was.nullable) return null;
+  return { name: column.name, type, nullable, was };
+}
+
+/** `schema` after `change`: one version on. */
+export function evolveSchema(schema: TableSchema, change: SchemaChange): TableSchema {
+  const fields = schema.fields.map((field) => {
+    const alter = change.alter?.find((a) => a.name === field.name);
+    return alter ? { ...field, type: typeOf(alter.type), nullable: alter.nullable } : field;
+  });
+  const added = change.add.map((f) => ({ name: f.name, type: typeOf(f.type), nullable: true }));
+  return { ...schema, fields: [...fields, ...added], version: schema.version + 1 };
+}
+
+/** `schema` before `change`: one version back. */
+export function revertSchema(schema: TableSchema, change: SchemaChange): TableSchema {
+  const added = new Set(change.add.map((f) => f.name));
+  const fields = schema.fields
+    .filter((field) => !added.has(field.name))
+    .map((field) => {
+      const alter = change.alter?.find((a) => a.name === field.name);
+      return alter ? { ...field, type: typeOf(alter.was.type), nullable: alter.was.nullable } : field;
+    });
+  return { ...schema, fields, version: schema.version - 1 };
+}
+
+function typeOf(text: string) {
+  const parsed = parseColumnType(text);
+  if (!parsed.ok)
+    throw new SluiceError('DATA_CORRUPT', `a schema change names type ${text}: ${parsed.reason}`);
+  return parsed.type;
 }
 
 function sameColumn(a: ColumnDef, b: ColumnDef): boolean {

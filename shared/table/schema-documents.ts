@@ -15,7 +15,7 @@ import {
   VersionedDocuments,
 } from '../store/versioned-document.ts';
 import { schemaDocumentKey, schemaDocumentPrefix } from './paths.ts';
-import { parseSchemaChange, type SchemaChangeRecord } from './schema-change.ts';
+import { evolveSchema, parseSchemaChange, type SchemaChangeRecord } from './schema-change.ts';
 import type { TableDef } from './table-def.ts';
 
 export interface SchemaDocument extends Versioned {
@@ -69,8 +69,9 @@ export class SchemaDocuments {
         const schema = withDocument(def, current).schema;
         const change = parseSchemaChange(input, schema);
         if (!change) return null;
-        const fields = [...schemaToJSON(schema).fields, ...change.add];
-        const record = { schemaVersion: schema.version + 1, at: now.toISOString(), change };
+        const next = evolveSchema(schema, change);
+        const { fields } = schemaToJSON(next);
+        const record = { schemaVersion: next.version, at: now.toISOString(), change };
         return { ...current, table: def.name, fields, history: [...current.history, record] };
       },
       signal,

@@ -16,7 +16,7 @@ import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
 import { type IndexDecl, parseIndexDecls } from './index-decl.ts';
 import { parseRetention, type Retention, withRetentionIndex } from './retention.ts';
-import type { SchemaChangeRecord } from './schema-change.ts';
+import { revertSchema, type SchemaChangeRecord } from './schema-change.ts';
 import { assertTableName } from './table-name.ts';
 
 export const TABLE_FORMAT_VERSION = 1;
@@ -199,23 +199,16 @@ export function tableDefToJSON(def: TableDef): TableDefJSON {
 const schemasOf = new WeakMap<TableDef, TableSchema[]>();
 
 /**
- * The table's schema as it was at `version` (1 as created): the columns added since are
- * left out. Built once per definition, so that every object of one version is read with
- * the same schema object (walSchema and toArrowSchema cache by it).
+ * The table's schema as it was at `version` (1 as created): the changes since undone, newest
+ * first. Built once per definition, so that every object of one version is read with the
+ * same schema object (walSchema and toArrowSchema cache by it).
  */
 export function schemaAt(def: TableDef, version: number): TableSchema {
   let schemas = schemasOf.get(def);
   if (!schemas) {
-    schemas = [];
-    for (let v = 1; v <= def.schema.version; v++) {
-      const later = new Set(
-        def.schemaHistory.filter((r) => r.schemaVersion > v).flatMap((r) => r.change.add.map((c) => c.name)),
-      );
-      schemas.push(
-        v === def.schema.version
-          ? def.schema
-          : { ...def.schema, fields: def.schema.fields.filter((f) => !later.has(f.name)), version: v },
-      );
+    schemas = [def.schema];
+    for (const record of [...def.schemaHistory].reverse()) {
+      schemas.unshift(revertSchema(schemas[0]!, record.change));
     }
     schemasOf.set(def, schemas);
   }

@@ -106,10 +106,11 @@ function walBatches(schema: TableSchema, allWrites: readonly WalWrite[]): Record
   return [toWalBatch(schema, concatBatches(writes.map((w) => w.batch)), ops)];
 }
 
-/** A write made under an older schema of the table, its missing columns null. */
+/** A write made under an older schema of the table: its missing columns null, its widened ones cast. */
 function underSchema(schema: TableSchema, write: WalWrite): WalWrite {
-  if (write.batch.schema.fields.length === schema.fields.length) return write;
-  return { ...write, batch: conformColumns(toArrowSchema(schema), write.batch) };
+  const target = toArrowSchema(schema);
+  if (write.batch.schema === target) return write;
+  return { ...write, batch: conformColumns(target, write.batch) };
 }
 
 export function encodeHole(seq: number): Uint8Array {

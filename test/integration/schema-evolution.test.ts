@@ -346,3 +346,80 @@ describe('schema evolution over HTTP, across processes', () => {
     expect(byId(base.toArray().map((r) => ({ id: r.id, tag: r.tag })))).toEqual(want);
   }, 120_000);
 });
+
+describe('widening a column', () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+  afterEach(() => h.close());
+
+  it('int32 → int64 and float32 → float64, nullable made true: old values exact through every read and in LanceDB; narrowing refused', async () => {
+    await h.createTable({
+      name: 'wide',
+      schema: {
+        fields: [
+          { name: 'id', type: 'int64' },
+          { name: 'n', type: 'int32', nullable: false },
+          { name: 'f', type: 'float32', nullable: true },
+        ],
+      },
+      primaryKey: ['id'],
+      settings: { sealDelayMs: 10 },
+    });
+    const edges = [
+      { id: 1, n: -2147483648, f: 'NaN' },
+      { id: 2, n: 2147483647, f: 'Infinity' },
+      { id: 3, n: 0, f: null },
+      { id: 4, n: 7, f: 0.5 },
+    ];
+    await writeRows(h.sluice, 'wide', edges.slice(0, 2));
+    await sealAndFlush(h.sluice, 'wide');
+    await h.sluice.tableWork.merge('wide');
+    await writeRows(h.sluice, 'wide', edges.slice(2, 3));
+    await sealAndFlush(h.sluice, 'wide');
+    await writeRows(h.sluice, 'wide', edges.slice(3));
+    const { table } = await h.sluice.tables.addColumns('wide', {
+      alter: [
+        { name: 'n', type: 'int64', nullable: true },
+        { name: 'f', type: 'float64' },
+      ],
+    });
+    expect(table.schema.fields.map((f) => [f.name, f.type.kind, f.nullable])).toEqual([
+      ['id', 'int64', false],
+      ['n', 'int64', true],
+      ['f', 'float64', true],
+    ]);
+    await writeRows(h.sluice, 'wide', [
+      { id: 5, n: '9007199254740993', f: 1e300 },
+      { id: 6, n: null, f: null },
+    ]);
+    const expected = [...edges, { id: 5, n: '9007199254740993', f: 1e300 }, { id: 6, n: null, f: null }];
+    expect(await readAll(h.sluice, 'wide')).toEqual(expected);
+    expect(await lookupJson(h.sluice, 'wide', 1)).toEqual(edges[0]);
+    await sealAndFlush(h.sluice, 'wide');
+    await h.sluice.tableWork.merge('wide');
+    expect(await readAll(h.sluice, 'wide')).toEqual(expected);
+    const handle = await (await lanceDb().connect(`${h.dir.path}/tables/wide`)).openTable('base');
+    const lance = fromLanceArrow(await handle.query().toArrow());
+    expect(lance.schema.fields.map((f) => [f.name, String(f.type), f.nullable])).toEqual([
+      ['id', 'Int64', false],
+      ['n', 'Int64', true],
+      ['f', 'Float64', true],
+    ]);
+    expect(inKeyOrder(table.schema, tableToJsonRows(table.schema, lance))).toEqual(expected);
+
+    for (const alter of [
+      { name: 'n', type: 'int32' },
+      { name: 'n', nullable: false },
+      { name: 'id', type: 'int64' },
+      { name: 'f', type: 'utf8' },
+    ]) {
+      await expect(h.sluice.tables.addColumns('wide', { alter: [alter] })).rejects.toMatchObject({
+        code: 'INVALID_SCHEMA_CHANGE',
+      });
+    }
+    expect((await h.sluice.tables.describe('wide')).schema.version).toBe(2);
+  });
+});

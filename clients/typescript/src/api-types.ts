@@ -141,7 +141,7 @@ export type paths = {
     get?: never;
     put?: never;
     /**
-     * Add nullable columns; from the answer on, writes naming them are taken in every process, and older rows read them as null
+     * Add nullable columns, widen int32 → int64 or float32 → float64, or make a column nullable; from the answer on, writes that need the change are taken in every process, and older rows read under it
      * @description Scope: `admin`.
      */
     post: operations['addColumns'];
@@ -605,6 +605,15 @@ export type components = {
           type: string;
           nullable: boolean;
         }[];
+        alter?: {
+          name: string;
+          type: string;
+          nullable: boolean;
+          was: {
+            type: string;
+            nullable: boolean;
+          };
+        }[];
       };
     };
     TableSettings: {
@@ -735,9 +744,9 @@ export type components = {
       /** @description The merge-lane job that gives the base the columns (null when nothing changed, or on a drained table) */
       jobId: string | null;
     };
-    /** @description Columns to add, each nullable: rows written before read them as null. Types cannot change yet, nor columns be renamed or dropped. */
+    /** @description Columns to add, each nullable (rows written before read them as null), and columns to widen (int32 → int64, float32 → float64) or make nullable. Narrowing, renames, drops and defaults are refused. */
     SchemaChange: {
-      add: {
+      add?: {
         name: string;
         /** @description A column type, as in a create */
         type: string;
@@ -745,6 +754,13 @@ export type components = {
          * @description Added columns are nullable
          * @enum {boolean}
          */
+        nullable?: true;
+      }[];
+      alter?: {
+        name: string;
+        /** @description int32 → int64 or float32 → float64 */
+        type?: string;
+        /** @enum {boolean} */
         nullable?: true;
       }[];
     };
