@@ -144,7 +144,12 @@ export const DeclaredIndexSchema = z
   })
   .openapi('DeclaredIndex');
 
-const FieldWireSchema = z.object({ name: z.string(), type: z.string(), nullable: z.boolean() });
+const FieldWireSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+  nullable: z.boolean(),
+  default: z.unknown().optional(),
+});
 
 const AlterSchema = z.object({
   name: z.string(),
@@ -159,7 +164,11 @@ export const SchemaChangeSchema = z
         z.object({
           name: z.string(),
           type: z.string().openapi({ description: 'A column type, as in a create' }),
-          nullable: z.literal(true).optional().openapi({ description: 'Added columns are nullable' }),
+          nullable: z.boolean().optional().openapi({ description: 'true unless a default is given' }),
+          default: z.unknown().optional().openapi({
+            description:
+              'A number, bool or utf8 column may have one: writes leaving the column out get it, and every row stored before reads it',
+          }),
         }),
       )
       .optional(),
@@ -167,7 +176,7 @@ export const SchemaChangeSchema = z
   })
   .openapi('SchemaChange', {
     description:
-      'Columns to add, each nullable (rows written before read them as null), and columns to widen (int32 → int64, float32 → float64) or make nullable. Narrowing, renames, drops and defaults are refused.',
+      'Columns to add, each nullable (rows written before read null) or with a default (they read it), and columns to widen (int32 → int64, float32 → float64) or make nullable. Narrowing, renames and drops are refused.',
   });
 
 const SchemaChangeRecordSchema = z

@@ -1,8 +1,9 @@
 /**
  * Rows stored under an older schema of their table, read under a newer one (docs/design.md,
- * "Schema evolution"): a schema only grows, so a column the rows lack reads as null and a
- * widened one (int32 → int64, float32 → float64) is cast, every value kept exactly. The
- * columns whose type did not change are passed on as they are, nothing copied.
+ * "Schema evolution"): a schema only grows, so a column the rows lack reads as its default
+ * (column-default.ts) or null, and a widened one (int32 → int64, float32 → float64) is cast,
+ * every value kept exactly. The columns whose type did not change are passed on as they are,
+ * nothing copied.
  */
 import {
   type Data,
@@ -15,12 +16,14 @@ import {
   Table,
 } from 'apache-arrow';
 import { SluiceError } from '../errors.ts';
+import { DEFAULT_KEY, defaultData } from './column-default.ts';
 
 export function conformColumns(schema: Schema, batch: RecordBatch): RecordBatch {
   const children = schema.fields.map((field) => {
     const index = batch.schema.fields.findIndex((f) => f.name === field.name);
     const child = index < 0 ? undefined : batch.data.children[index];
     if (child) return isWidening(child.type, field.type) ? widened(child, field.type) : child;
+    if (field.metadata.has(DEFAULT_KEY)) return defaultData(field, batch.numRows);
     if (!field.nullable) throw new SluiceError('INTERNAL', `rows have no column "${field.name}"`);
     return nulls(field.type, batch.numRows);
   });

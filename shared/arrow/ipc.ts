@@ -19,7 +19,8 @@ import {
 } from 'apache-arrow';
 import { SluiceError } from '../errors.ts';
 import { columnDataProblem } from './column-data-check.ts';
-import { formatColumnType } from './column-type.ts';
+import { DEFAULT_KEY, defaultData } from './column-default.ts';
+import { formatColumnType, toArrowType } from './column-type.ts';
 import { conformColumn, fieldProblem, nullColumn, sendHint } from './conform-column.ts';
 import { streamFramingProblem } from './ipc-framing.ts';
 import { rowsError } from './json-rows.ts';
@@ -110,7 +111,7 @@ function matchSchema(schema: TableSchema, incoming: Schema): Array<number | null
     const index = positions.get(column.name);
     const field = index === undefined ? undefined : incoming.fields[index];
     if (index === undefined || !field) {
-      if (column.nullable) return null;
+      if (column.nullable || column.default !== undefined) return null;
       throw streamError(
         `column "${column.name}" is missing: send it, as ${sendHint(column)}`,
         column.name,
@@ -127,7 +128,11 @@ function matchSchema(schema: TableSchema, incoming: Schema): Array<number | null
 
 /** The batch's data for one column, in the column's own type, checked. */
 function columnData(column: ColumnDef, batch: RecordBatch, position: number | null): Data {
-  if (position === null) return nullColumn(column, batch.numRows);
+  if (position === null) {
+    if (column.default === undefined) return nullColumn(column, batch.numRows);
+    const metadata = new Map([[DEFAULT_KEY, JSON.stringify(column.default)]]);
+    return defaultData({ type: toArrowType(column.type), metadata }, batch.numRows);
+  }
   const data = batch.data.children[position];
   const conformed = data
     ? conformColumn(column, data, columnDataProblem)

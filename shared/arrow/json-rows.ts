@@ -76,7 +76,8 @@ function fillColumn(
   const inherited = name in Object.prototype;
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index] as Record<string, unknown>;
-    const value = inherited && !Object.hasOwn(row, name) ? undefined : row[name];
+    const given = inherited && !Object.hasOwn(row, name) ? undefined : row[name];
+    const value = given === undefined ? column.default : given;
     if (value === undefined || value === null) {
       if (!nullable) {
         const expected = expectedJson(type);

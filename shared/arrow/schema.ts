@@ -10,6 +10,7 @@
 import { Field, Schema } from 'apache-arrow';
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
+import { DEFAULT_KEY, parseDefault } from './column-default.ts';
 import {
   type ColumnType,
   formatColumnType,
@@ -23,6 +24,8 @@ export interface ColumnDef {
   readonly name: string;
   readonly type: ColumnType;
   readonly nullable: boolean;
+  /** What a write leaving the column out gets, and rows stored before it read (column-default.ts). */
+  readonly default?: unknown;
 }
 
 export interface TableSchema {
@@ -42,6 +45,7 @@ export interface FieldJSON {
   name: string;
   type: string;
   nullable: boolean;
+  default?: unknown;
 }
 
 export interface SchemaJSON {
@@ -56,7 +60,7 @@ export const RESERVED_COLUMN_PREFIX = '_sluice_';
 export const SCORE_COLUMNS = ['_distance', '_score'] as const;
 export const MAX_COLUMNS = 1024;
 
-const FIELD_KEYS = new Set(['name', 'type', 'nullable']);
+const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'default']);
 
 function schemaError(column: string | null, reason: string, extra: Record<string, unknown> = {}) {
   const message =
@@ -68,6 +72,7 @@ export interface RawField {
   name: string;
   type: ColumnType;
   nullable: boolean | undefined;
+  default?: unknown;
 }
 
 /**
@@ -116,7 +121,10 @@ export function parseField(input: unknown, index: number, seen: Map<string, stri
   if (nullable !== undefined && typeof nullable !== 'boolean') {
     throw schemaError(name, 'nullable must be true or false', { index });
   }
-  return { name, type: parsed.type, nullable };
+  if (!('default' in input)) return { name, type: parsed.type, nullable };
+  const fallback = parseDefault(parsed.type, input.default);
+  if (!fallback.ok) throw schemaError(name, fallback.reason, { index });
+  return { name, type: parsed.type, nullable, default: fallback.value };
 }
 
 /** An omitted or empty primary key makes an append-only table (docs/design.md, "Append-only tables"). */
@@ -163,7 +171,13 @@ export function parseTableSchema(schema: unknown, primaryKey: unknown, version =
   const key = parsePrimaryKey(primaryKey, byName);
   const keySet = new Set(key);
   return {
-    fields: raw.map(({ name, type, nullable }) => ({ name, type, nullable: nullable ?? !keySet.has(name) })),
+    fields: raw.map((f) => {
+      if (f.default !== undefined && keySet.has(f.name)) {
+        throw schemaError(f.name, 'a primary key column cannot have a default: every row names its key');
+      }
+      const column = { name: f.name, type: f.type, nullable: f.nullable ?? !keySet.has(f.name) };
+      return f.default === undefined ? column : { ...column, default: f.default };
+    }),
     primaryKey: key,
     version,
   };
@@ -175,6 +189,7 @@ export function schemaToJSON(schema: TableSchema): SchemaJSON {
       name: f.name,
       type: formatColumnType(f.type),
       nullable: f.nullable,
+      ...(f.default === undefined ? {} : { default: f.default }),
     })),
   };
 }
@@ -189,7 +204,13 @@ const arrowSchemas = new WeakMap<TableSchema, Schema>();
 export function toArrowSchema(schema: TableSchema): Schema {
   let built = arrowSchemas.get(schema);
   if (!built) {
-    built = new Schema(schema.fields.map((f) => new Field(f.name, toArrowType(f.type), f.nullable)));
+    built = new Schema(
+      schema.fields.map((f) => {
+        const metadata =
+          f.default === undefined ? undefined : new Map([[DEFAULT_KEY, JSON.stringify(f.default)]]);
+        return new Field(f.name, toArrowType(f.type), f.nullable, metadata);
+      }),
+    );
     arrowSchemas.set(schema, built);
   }
   return built;

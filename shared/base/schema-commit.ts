@@ -7,10 +7,27 @@
  * changes metadata only.
  */
 import { Table } from 'apache-arrow';
+import { sqlLiteral } from '../arrow/column-default.ts';
 import { toArrowSchema } from '../arrow/schema.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { toLanceArrow } from './lance-module.ts';
 import type { PreparedBase } from './merge-commit.ts';
+
+async function stillNonNull(
+  table: TableDef,
+  handle: PreparedBase['handle'],
+  names: string[],
+): Promise<string[]> {
+  const fields = (await handle.schema()).fields;
+  return names.filter((name) => {
+    const nullable = table.schema.fields.find((c) => c.name === name)?.nullable;
+    return nullable && fields.some((f) => f.name === name && !f.nullable);
+  });
+}
+
+function defaultOf(table: TableDef, name: string): unknown {
+  return table.schema.fields.find((c) => c.name === name)?.default;
+}
 
 /** The type changes a schema change allows, as Arrow names the types. */
 const WIDENINGS = new Set(['Int32 -> Int64', 'Float32 -> Float64']);
@@ -35,17 +52,40 @@ export async function evolveBase(
     if (!widen && !relax) return [];
     return [{ path: f.name, ...(widen ? { dataType: f.type } : {}), ...(relax ? { nullable: true } : {}) }];
   });
+  // Columns without a default are metadata only; one with a default writes its value for every row.
+  const plain = missing.filter((f) => defaultOf(table, f.name) === undefined);
+  const filled = missing.flatMap((f) => {
+    const column = table.schema.fields.find((c) => c.name === f.name)!;
+    return column.default === undefined
+      ? []
+      : [{ name: f.name, valueSql: sqlLiteral(column.type, column.default) }];
+  });
+  const { handle } = prepared;
+  const commits = [
+    ...(altered.length > 0 ? [() => handle.alterColumns(altered)] : []),
+    ...(plain.length > 0 ? [() => handle.addColumns(plain)] : []),
+    ...(filled.length > 0 ? [() => handle.addColumns(filled)] : []),
+  ];
   let on = prepared.on;
   let clean = true;
-  if (altered.length > 0) {
-    const { version } = await prepared.handle.alterColumns(altered);
+  for (const commit of commits) {
+    const { version } = await commit();
     clean &&= version === on + 1;
     on = version;
   }
-  if (missing.length > 0) {
-    const { version } = await prepared.handle.addColumns(missing);
+  // Lance declares a column it filled from SQL non-null; the table's column may take nulls.
+  const relaxed =
+    filled.length === 0
+      ? []
+      : await stillNonNull(
+          table,
+          handle,
+          filled.map((f) => f.name),
+        );
+  if (relaxed.length > 0) {
+    const { version } = await handle.alterColumns(relaxed.map((path) => ({ path, nullable: true })));
     clean &&= version === on + 1;
     on = version;
   }
-  return on === prepared.on ? null : { version: on, clean };
+  return commits.length === 0 ? null : { version: on, clean };
 }

@@ -1,10 +1,10 @@
 /**
  * A change of a table's columns (docs/design.md, "Schema evolution"). A schema only grows:
- * columns are added nullable, int32 widens to int64 and float32 to float64, and a non-key
- * column may become nullable — so a row valid under version n is valid under n + 1, and a
- * process still on n never writes anything wrong under n + 1. Everything else — a column
- * that must not be null, a default, a narrowing, a rename or a drop — is refused with what
- * to do instead, and changes nothing.
+ * columns are added nullable or with a default, int32 widens to int64 and float32 to float64,
+ * and a non-key column may become nullable — so a row valid under version n is valid under
+ * n + 1, and a process still on n never writes anything wrong under n + 1. Everything else — a
+ * column with neither, a narrowing, a rename or a drop — is refused with what to do instead,
+ * and changes nothing.
  */
 import { formatColumnType, parseColumnType } from '../arrow/column-type.ts';
 import {
@@ -26,7 +26,7 @@ export interface ColumnAlter {
 }
 
 export interface SchemaChange {
-  /** The columns added, in order; each nullable. */
+  /** The columns added, in order; each nullable or with a default. */
   add: FieldJSON[];
   /** Present only when the change alters a column. */
   alter?: ColumnAlter[];
@@ -86,11 +86,13 @@ function parseAdds(input: unknown, current: TableSchema): FieldJSON[] {
   const seen = new Map<string, string>();
   const added: FieldJSON[] = [];
   input.forEach((column, index) => {
-    if (isPlainObject(column) && 'default' in column) {
-      throw changeError('a default is not supported yet: add the column nullable', { index });
-    }
     const raw = parseField(column, index, seen);
-    const field: ColumnDef = { name: raw.name, type: raw.type, nullable: raw.nullable ?? true };
+    const field: ColumnDef = {
+      name: raw.name,
+      type: raw.type,
+      nullable: raw.nullable ?? true,
+      ...(raw.default === undefined ? {} : { default: raw.default }),
+    };
     const taken = existing.get(raw.name.toLowerCase());
     if (taken) {
       if (sameColumn(taken, field)) return;
@@ -99,16 +101,18 @@ function parseAdds(input: unknown, current: TableSchema): FieldJSON[] {
         { index, column: raw.name },
       );
     }
-    if (!field.nullable) {
+    if (!field.nullable && field.default === undefined) {
       throw changeError(
-        `column "${raw.name}" must be nullable: rows written before it have no value for it`,
-        {
-          index,
-          column: raw.name,
-        },
+        `column "${raw.name}" must be nullable or have a default: rows written before it have no value for it`,
+        { index, column: raw.name },
       );
     }
-    added.push({ name: field.name, type: formatColumnType(field.type), nullable: true });
+    added.push({
+      name: field.name,
+      type: formatColumnType(field.type),
+      nullable: field.nullable,
+      ...(field.default === undefined ? {} : { default: field.default }),
+    });
   });
   return added;
 }
@@ -192,7 +196,12 @@ export function evolveSchema(schema: TableSchema, change: SchemaChange): TableSc
     const alter = change.alter?.find((a) => a.name === field.name);
     return alter ? { ...field, type: typeOf(alter.type), nullable: alter.nullable } : field;
   });
-  const added = change.add.map((f) => ({ name: f.name, type: typeOf(f.type), nullable: true }));
+  const added = change.add.map((f) => ({
+    name: f.name,
+    type: typeOf(f.type),
+    nullable: f.nullable,
+    ...(f.default === undefined ? {} : { default: f.default }),
+  }));
   return { ...schema, fields: [...fields, ...added], version: schema.version + 1 };
 }
 

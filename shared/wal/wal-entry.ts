@@ -42,7 +42,7 @@ export function walSchema(schema: TableSchema): Schema {
   if (cached) return cached;
   const keys = new Set(schema.primaryKey);
   const fields = toArrowSchema(schema).fields.map(
-    (field) => new Field(field.name, field.type, !keys.has(field.name)),
+    (field) => new Field(field.name, field.type, !keys.has(field.name), field.metadata),
   );
   const metadata = new Map([[SCHEMA_VERSION_KEY, String(schema.version)]]);
   const built = new Schema([...fields, new Field(OP_COLUMN, new Int8(), false)], metadata);

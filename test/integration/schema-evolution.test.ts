@@ -114,7 +114,12 @@ describe('schema evolution: columns added while the table is written (I9, I10, I
     expect([again.table.schema.version, again.jobId]).toEqual([2, null]);
     const refused: Array<[unknown, string, string]> = [
       [{ add: [{ name: 'n', type: 'int64', nullable: false }] }, 'INVALID_SCHEMA_CHANGE', 'must be nullable'],
-      [{ add: [{ name: 'n', type: 'int64', default: 0 }] }, 'INVALID_SCHEMA_CHANGE', 'default'],
+      [{ add: [{ name: 'n', type: 'int64', default: 'x' }] }, 'INVALID_SCHEMA', 'default must be'],
+      [
+        { add: [{ name: 'v', type: 'vector[float32, 2]', default: [1, 2] }] },
+        'INVALID_SCHEMA',
+        'cannot have a default',
+      ],
       [{ add: [{ name: 'n', type: 'decimal' }] }, 'INVALID_SCHEMA', 'decimal'],
       [{ add: [{ name: 'TAG', type: 'utf8' }] }, 'INVALID_SCHEMA_CHANGE', 'exists already'],
       [{ add: [{ name: 'tag', type: 'int64' }] }, 'INVALID_SCHEMA_CHANGE', 'exists already'],
@@ -268,7 +273,7 @@ describe('schema evolution over HTTP, across processes', () => {
       json: { add: [{ name: 'n', type: 'int64', nullable: false }] },
     });
     expect([refused.status, refused.json.error.code]).toEqual([400, 'INVALID_SCHEMA_CHANGE']);
-    expect(refused.json.error.message).toContain('must be nullable');
+    expect(refused.json.error.message).toContain('must be nullable or have a default');
     const forbidden = await api.call('POST', '/v1/tables/http/columns', {
       token: api.tokens.write,
       json: ADD_TAG,
@@ -421,5 +426,54 @@ describe('widening a column', () => {
       });
     }
     expect((await h.sluice.tables.describe('wide')).schema.version).toBe(2);
+  });
+});
+
+describe('a column added with a default', () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+  afterEach(() => h.close());
+
+  it('every older row reads the default, in the WAL, in L0 and in the base; a write leaving it out gets it; LanceDB sees it', async () => {
+    await h.createTable(eventsTable('defaults'));
+    await writeRows(h.sluice, 'defaults', eventRows(1, 3));
+    await sealAndFlush(h.sluice, 'defaults');
+    await h.sluice.tableWork.merge('defaults');
+    await writeRows(h.sluice, 'defaults', eventRows(4, 5));
+    await sealAndFlush(h.sluice, 'defaults');
+    await writeRows(h.sluice, 'defaults', eventRows(6, 6));
+    const { table } = await h.sluice.tables.addColumns('defaults', {
+      add: [
+        { name: 'level', type: 'int64', nullable: false, default: 3 },
+        { name: 'source', type: 'utf8', default: "it's old" },
+      ],
+    });
+    expect(table.schema.fields.slice(3)).toEqual([
+      { name: 'level', type: { kind: 'int64' }, nullable: false, default: 3 },
+      { name: 'source', type: { kind: 'utf8' }, nullable: true, default: "it's old" },
+    ]);
+    await writeRows(h.sluice, 'defaults', [
+      { ...eventRows(7, 7)[0]!, level: 9, source: null },
+      ...eventRows(8, 8),
+    ]);
+    const old = (rows: JsonRow[]) => rows.map((r) => ({ ...r, level: 3, source: "it's old" }));
+    const expected = [
+      ...old(eventRows(1, 6)),
+      { ...eventRows(7, 7)[0]!, level: 9, source: null },
+      ...old(eventRows(8, 8)),
+    ];
+    expect(await readAll(h.sluice, 'defaults')).toEqual(expected);
+    expect(await lookupJson(h.sluice, 'defaults', 2)).toEqual(expected[1]);
+    await sealAndFlush(h.sluice, 'defaults');
+    await h.sluice.tableWork.merge('defaults');
+    expect(await readAll(h.sluice, 'defaults')).toEqual(expected);
+    const lance = await lanceView(h, 'defaults');
+    expect(lance.columns).toEqual(['id', 'name', 'value', 'level', 'source']);
+    expect(lance.rows).toEqual(expected);
+    const found = await h.sluice.reads.search('defaults', { filter: 'level = 3', k: 100 });
+    expect(found.rows.numRows).toBe(7);
   });
 });

@@ -604,6 +604,7 @@ export type components = {
           name: string;
           type: string;
           nullable: boolean;
+          default?: unknown;
         }[];
         alter?: {
           name: string;
@@ -739,22 +740,22 @@ export type components = {
           name: string;
           type: string;
           nullable: boolean;
+          default?: unknown;
         }[];
       };
       /** @description The merge-lane job that gives the base the columns (null when nothing changed, or on a drained table) */
       jobId: string | null;
     };
-    /** @description Columns to add, each nullable (rows written before read them as null), and columns to widen (int32 → int64, float32 → float64) or make nullable. Narrowing, renames, drops and defaults are refused. */
+    /** @description Columns to add, each nullable (rows written before read null) or with a default (they read it), and columns to widen (int32 → int64, float32 → float64) or make nullable. Narrowing, renames and drops are refused. */
     SchemaChange: {
       add?: {
         name: string;
         /** @description A column type, as in a create */
         type: string;
-        /**
-         * @description Added columns are nullable
-         * @enum {boolean}
-         */
-        nullable?: true;
+        /** @description true unless a default is given */
+        nullable?: boolean;
+        /** @description A number, bool or utf8 column may have one: writes leaving the column out get it, and every row stored before reads it */
+        default?: unknown;
       }[];
       alter?: {
         name: string;
