@@ -4,6 +4,7 @@
  * schema. A hole is an Arrow file too, with no columns and a `sluice.hole` marker, so any
  * Arrow reader can open every object under `wal/`.
  */
+import { randomUUID } from 'node:crypto';
 import {
   Field,
   Int8,
@@ -26,6 +27,8 @@ export const OP_DELETE = 1;
 export type Op = typeof OP_UPSERT | typeof OP_DELETE;
 
 const HOLE_MARKER = 'sluice.hole';
+/** An entry's own id (encodeWalEntry). */
+const ENTRY_ID_KEY = 'sluice.entry';
 /** The schema version an entry (and the L0 file built from it) was written under; absent means 1. */
 const SCHEMA_VERSION_KEY = 'sluice.schema_version';
 
@@ -81,8 +84,22 @@ export function toWalBatch(schema: TableSchema, batch: RecordBatch, op: Op | Int
  */
 const COMBINE_BELOW_ROWS_PER_WRITE = 200;
 
+/**
+ * The entry's bytes. Each entry carries an id of its own in its metadata, so that no two
+ * entries are ever the same bytes: a writer that reads back the object at its seq after a put
+ * of unknown outcome knows it for its own only if it is (`settleUnknownPut`).
+ */
 export function encodeWalEntry(schema: TableSchema, writes: readonly WalWrite[]): Uint8Array {
-  return tableToIPC(new Table(walBatches(schema, writes)), 'file');
+  const batches = walBatches(schema, writes);
+  const shared = walSchema(schema);
+  const own = new Schema(shared.fields, new Map([...shared.metadata, [ENTRY_ID_KEY, randomUUID()]]));
+  return tableToIPC(
+    new Table(
+      own,
+      batches.map((b) => new RecordBatch(own, b.data)),
+    ),
+    'file',
+  );
 }
 
 /**

@@ -32,7 +32,7 @@ import type { WorkScheduler } from '../work/work-scheduler.ts';
 import type { ManifestReader } from './manifest-reader.ts';
 import { PutPipeline } from './put-pipeline.ts';
 import { syncShard } from './shard-sync.ts';
-import { decodeWalEntry, encodeWalEntry, type WalWrite } from './wal-entry.ts';
+import { decodeWalEntry, encodeHole, encodeWalEntry, type WalWrite } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
 
 export interface WalWriterDeps {
@@ -382,9 +382,13 @@ export class WalWriter {
     } catch (err) {
       walPuts.inc({ outcome: outcomeOf(err) });
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
+        const settled = await this.settleUnknownPut(key, seq, body);
+        if (settled === 'landed') return true;
         walRedisRoundTrips.inc({ step: 'abandon' });
-        await this.sealAfterUnknownPut(table, shard, seq, err);
         await this.deps.seqAllocation.abandon(table.name, shard, seq).catch(() => undefined);
+        // Tombstoned: the entry never lands, so the write may take another seq at once.
+        if (settled === 'tombstoned') return false;
+        await this.sealAfterUnknownPut(table, shard, seq, err);
         throw err;
       }
     }
@@ -397,6 +401,31 @@ export class WalWriter {
       });
     }
     return false;
+  }
+
+  /**
+   * Decides a put whose outcome is unknown (its answer lost, or its deadline passed while it
+   * may still land) as a seal decides a hole: a tombstone put-if-absent at its seq. Landed,
+   * the entry can never land after it; refused, the object there is read back — these very
+   * bytes (every entry's are unique) mean the entry landed. Unknown when the store does not
+   * answer this either (docs/design.md, "Write").
+   */
+  private async settleUnknownPut(
+    key: string,
+    seq: number,
+    body: Uint8Array,
+  ): Promise<'landed' | 'tombstoned' | 'unknown'> {
+    try {
+      await withDeadline(this.deps.config.wal.putTimeoutMs, (signal) =>
+        this.deps.store.putIfAbsent(key, encodeHole(seq), { signal }),
+      );
+      return 'tombstoned';
+    } catch (err) {
+      if (!isSluiceError(err, 'PRECONDITION_FAILED')) return 'unknown';
+    }
+    const existing = await this.deps.store.get(key).catch(() => null);
+    if (existing === null) return 'unknown';
+    return Buffer.compare(existing.body, body) === 0 ? 'landed' : 'tombstoned';
   }
 
   /**

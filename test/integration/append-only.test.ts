@@ -227,4 +227,20 @@ describe('append-only tables: no primary key, every row kept (I2, I10, I11, I13)
     expect((await recordedBaseRows(h, 'expiring')).map((r) => r.kind)).toEqual(['new']);
     expect(await kinds()).toEqual(['new']);
   });
+
+  it('a WAL put whose answer was lost is settled by the writer: acked, and its rows land once', async () => {
+    await h.createTable(streamTable('lost', 1));
+    const lost = h.store.inject({
+      op: 'putIfAbsent',
+      key: 'tables/lost/shards/0/wal/*',
+      fault: 'lostAck',
+      times: 1,
+    });
+    const ack = await write(h, 'lost', streamRows(1, 20));
+    expect([lost.hits, ack.acked, ack.shards]).toEqual([1, 20, [{ shard: 0, seq: 1 }]]);
+    expect(await scanAll(h, 'lost')).toEqual(streamRows(1, 20));
+    await sealAndFlush(h, 'lost', 1);
+    await h.sluice.tableWork.merge('lost');
+    expect(await recordedBaseRows(h, 'lost')).toEqual(streamRows(1, 20));
+  });
 });

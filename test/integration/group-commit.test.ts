@@ -126,7 +126,8 @@ describe('group commit without a window', () => {
   it('I1: a put that fails mid-pipeline acks none of its writes, and every acked write is in its entry', async () => {
     const before = await open({ groupCommit: true, maxPutsInFlight: 2, pipelineMinBytes: 1 }, 'fails');
     h.store.inject({ op: 'putIfAbsent', key: WAL_PUTS, latencyMs: 150 });
-    h.store.inject({ op: 'putIfAbsent', key: walKey('fails', 0, 2), fault: 'fail', times: 1 });
+    // The put fails, and so does the writer's tombstone that would settle it: its outcome stays unknown.
+    h.store.inject({ op: 'putIfAbsent', key: walKey('fails', 0, 2), fault: 'fail', times: 2 });
     const settled: Promise<PromiseSettledResult<AppendResult>[]>[] = [];
     settled.push(Promise.allSettled([writeRows(h.sluice, 'fails', rowsOf(0))]));
     await waitFor(() => h.store.calls.putIfAbsent === before + 1, { message: 'put 1 started' });

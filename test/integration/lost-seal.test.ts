@@ -77,7 +77,7 @@ describe('lost seal work comes back within lostSealSeconds', () => {
     expect(await readAll(h.sluice, 'died')).toEqual(eventRows(1, 10));
   });
 
-  it('a WAL put whose answer was lost asks for the seal itself: the entry that landed is sealed', async () => {
+  it('a WAL put whose answer was lost and whose outcome cannot be read back asks for the seal itself: the entry that landed is sealed', async () => {
     await setup();
     await h.createTable(eventsTable('lost'));
     const lost = h.store.inject({
@@ -86,6 +86,8 @@ describe('lost seal work comes back within lostSealSeconds', () => {
       fault: 'lostAck',
       times: 1,
     });
+    // The writer's own settle finds its seq taken, and cannot read what took it.
+    h.store.inject({ op: 'get', key: `${walPrefix('lost', 0)}*`, fault: 'fail', times: 1 });
     h.startWorkers(['seal']);
     await expect(writeRows(h.sluice, 'lost', eventRows(1, 10))).rejects.toMatchObject({
       code: 'STORE_UNAVAILABLE',

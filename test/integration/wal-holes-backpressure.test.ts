@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { walKey } from '../../shared/table/paths.ts';
+import { decodeWalEntry } from '../../shared/wal/wal-entry.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -51,16 +52,28 @@ describe('WAL holes and backpressure', () => {
     expect(await readAll(h.sluice, 'waits')).toEqual(eventRows(1, 10));
   });
 
-  it('a writer that gives up on a slow put is never acked, and the seal tombstones its seq', async () => {
+  it('a writer that gives up on a slow put tombstones its own seq and writes at the next: acked once', async () => {
     h = await createHarness({ wal: { putTimeoutMs: 200, holeTimeoutMs: 300 } });
     await h.createTable(eventsTable('timeout'));
     h.store.inject({ op: 'putIfAbsent', key: WAL('timeout', 1), latencyMs: 5_000, times: 1 });
-    const failed = await writeRows(h.sluice, 'timeout', eventRows(1, 5)).catch((err: unknown) => err);
-    expect(failed).toMatchObject({ code: 'ABORTED' });
+    const acked = await writeRows(h.sluice, 'timeout', eventRows(1, 5));
+    expect(acked.shards).toEqual([{ shard: 0, seq: 2 }]);
+    expect(decodeWalEntry((await h.store.get(WAL('timeout', 1)))!.body, 1).kind).toBe('hole');
     await writeRows(h.sluice, 'timeout', eventRows(6, 10));
-    const sealed = await h.sluice.shards.seal('timeout', 0);
+    await h.sluice.shards.seal('timeout', 0);
+    expect(await readAll(h.sluice, 'timeout')).toEqual(eventRows(1, 10));
+  });
+
+  it('a writer whose tombstone cannot land either is never acked, and the seal tombstones its seq', async () => {
+    h = await createHarness({ wal: { putTimeoutMs: 200, holeTimeoutMs: 300 } });
+    await h.createTable(eventsTable('unknown'));
+    h.store.inject({ op: 'putIfAbsent', key: WAL('unknown', 1), latencyMs: 5_000, times: 2 });
+    const failed = await writeRows(h.sluice, 'unknown', eventRows(1, 5)).catch((err: unknown) => err);
+    expect(failed).toMatchObject({ code: 'ABORTED' });
+    await writeRows(h.sluice, 'unknown', eventRows(6, 10));
+    const sealed = await h.sluice.shards.seal('unknown', 0);
     expect(sealed.holes).toEqual([1]);
-    expect(await readAll(h.sluice, 'timeout')).toEqual(eventRows(6, 10));
+    expect(await readAll(h.sluice, 'unknown')).toEqual(eventRows(6, 10));
   });
 
   it('I18: backpressure engages past maxUnflushedGenerations and releases once flushed', async () => {
