@@ -3,9 +3,9 @@
  * snapshot as reads take it: the base at its recorded Lance version, the committed L0
  * generations above the watermark and the WAL tail, newest first. The pending runs are
  * searched as tables in memory (pending-tables.ts), one per run or per closed block of
- * generations (pending-groups.ts), each for k plus the rows newer runs supersede, and those
- * are dropped; the base is searched for k at first, and for more, up to k plus every key the
- * overlay holds, while superseded rows crowd out the k: so a flat search is exact, and an
+ * generations (pending-groups.ts), and the rows newer runs supersede are dropped; the base
+ * drops every key the overlay holds. Each side is searched for k at first, and for more, up
+ * to k plus what it drops, while dropped rows crowd out the k: so a flat search is exact, and an
  * indexed one misses only what its index misses. The candidates are merged by distance (or
  * score), newest value per key, no deleted row.
  */
@@ -85,7 +85,7 @@ function overlayOf(
   return { keys, shadowedRows };
 }
 
-/** A group of pending runs (pending-groups.ts), searched as one table for k plus what newer runs supersede. */
+/** A group of pending runs (pending-groups.ts), searched as one table, the rows newer runs supersede dropped. */
 async function searchGroup(
   deps: SearchDeps,
   table: TableDef,
@@ -108,19 +108,21 @@ async function searchGroup(
     if (held.table === null) return [];
     if (request.query.kind === 'text') await PendingTables.fts(held.table, request.query.column);
     const read = [...columns, GENERATION_COLUMN, ROW_COLUMN];
-    const batches = await runSearch(held.table.handle, request, read, request.k + superseded);
-    const candidates: Candidate[] = [];
-    for (const batch of batches) {
-      const generations = batch.getChild(GENERATION_COLUMN)!;
-      const indexes = batch.getChild(ROW_COLUMN)!;
-      const scores = scoresOf(request, batch);
-      for (let i = 0; i < batch.numRows; i++) {
-        const r = runOf.get(generations.get(i) as number)!;
-        if (!shadowedRows[r]!.has(indexes.get(i) as number))
-          candidates.push({ batch, row: i, score: scores[i]! });
+    return await deepen(request.k, superseded, async (limit) => {
+      const batches = await runSearch(held.table!.handle, request, read, limit);
+      const candidates: Candidate[] = [];
+      for (const batch of batches) {
+        const generations = batch.getChild(GENERATION_COLUMN)!;
+        const indexes = batch.getChild(ROW_COLUMN)!;
+        const scores = scoresOf(request, batch);
+        for (let i = 0; i < batch.numRows; i++) {
+          const r = runOf.get(generations.get(i) as number)!;
+          if (!shadowedRows[r]!.has(indexes.get(i) as number))
+            candidates.push({ batch, row: i, score: scores[i]! });
+        }
       }
-    }
-    return candidates;
+      return { candidates, fetched: batches.reduce((sum, b) => sum + b.numRows, 0) };
+    });
   } finally {
     held.release();
   }
@@ -137,8 +139,7 @@ async function searchBase(
   const handle = await deps.datasets.at(table, version);
   if (request.query.kind === 'text') await assertTextIndex(handle, table, request.query.column);
   const codec = keyCodecFor(table.schema);
-  const most = request.k + shadowedKeys.size;
-  for (let limit = Math.min(request.k, most); ; limit = Math.min(most, limit * 4)) {
+  return deepen(request.k, shadowedKeys.size, async (limit) => {
     const batches = await runSearch(handle, request, columns, limit).catch(async (err: unknown) => {
       throw await deps.datasets.explainReadFailure(table, version, err);
     });
@@ -153,8 +154,26 @@ async function searchBase(
           candidates.push({ batch, row: i, score: scores[i]! });
       }
     }
-    // Enough live rows, or the base has no more to give: each dropped row was one the overlay holds.
-    if (candidates.length >= request.k || fetched < limit || limit >= most) return candidates;
+    return { candidates, fetched };
+  });
+}
+
+/**
+ * A side's best k live rows, when up to `dropped` of its rows are not live: asked for k, then
+ * four times as many, up to k + dropped, while the dropped rows leave fewer than k and the
+ * side had more to give. Its best k live rows are always among what one ask brings back once
+ * k remain, so a flat search stays exact; and the common case, few dropped rows near the top,
+ * costs one ask of k instead of one of k + dropped.
+ */
+async function deepen(
+  k: number,
+  dropped: number,
+  ask: (limit: number) => Promise<{ candidates: Candidate[]; fetched: number }>,
+): Promise<Candidate[]> {
+  const most = k + dropped;
+  for (let limit = Math.min(k, most); ; limit = Math.min(most, limit * 4)) {
+    const { candidates, fetched } = await ask(limit);
+    if (candidates.length >= k || fetched < limit || limit >= most) return candidates;
   }
 }
 
