@@ -20,7 +20,7 @@ import { hexKeysOf, type SortedRun } from '../read/sorted-run.ts';
 import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
-import { GENERATION_COLUMN, PendingTables, ROW_COLUMN } from './pending-tables.ts';
+import { GENERATION_COLUMN, type PendingMember, PendingTables, ROW_COLUMN } from './pending-tables.ts';
 import type { SearchRequest } from './search-request.ts';
 
 export interface SearchDeps extends ReadDeps {
@@ -51,9 +51,14 @@ export async function searchRows(
   const snapshot = await readSnapshot(deps, table, shards, { signal });
   const overlay = overlayOf(table, snapshot.runs);
   const columns = projection.read.fields.map((f) => f.name);
+  const plan = pendingGroups(table.name, snapshot, (key) => deps.pendingTables.isBuilt(key));
+  deps.pendingTables.prepare(
+    table,
+    plan.build.map((group) => ({ key: group.key, members: membersOf(snapshot, group) })),
+  );
   const [pending, base] = await Promise.all([
     Promise.all(
-      pendingGroups(table.name, snapshot).map((group) =>
+      plan.search.map((group) =>
         searchGroup(deps, table, request, columns, snapshot, group, overlay.shadowedRows),
       ),
     ),
@@ -98,18 +103,19 @@ async function searchGroup(
   const superseded = group.runs.reduce((sum, r) => sum + shadowedRows[r]!.size, 0);
   const rows = group.runs.reduce((sum, r) => sum + snapshot.runs[r]!.size, 0);
   if (superseded === rows) return [];
-  const members = group.runs.map((r) => ({
-    run: snapshot.runs[r]!,
-    generation: snapshot.sources[r]!.generation,
-  }));
   const runOf = new Map(group.runs.map((r) => [snapshot.sources[r]!.generation ?? -1, r]));
-  const held = await deps.pendingTables.of(group.key, members, table);
+  const held = await deps.pendingTables.of(group.key, membersOf(snapshot, group), table);
   try {
-    if (held.table === null) return [];
-    if (request.query.kind === 'text') await PendingTables.fts(held.table, request.query.column);
+    const pendingTable = held.table;
+    if (pendingTable === null) return [];
+    const { query } = request;
+    if (query.kind === 'text') await PendingTables.fts(pendingTable, query.column);
     const read = [...columns, GENERATION_COLUMN, ROW_COLUMN];
+    // An index built for another metric would rank by the wrong distance.
+    const indexed = pendingTable.vectorIndexes.get(query.kind === 'vector' ? query.column : '');
+    const flat = query.kind === 'vector' && indexed !== undefined && indexed !== query.metric;
     return await deepen(request.k, superseded, async (limit) => {
-      const batches = await runSearch(held.table!.handle, request, read, limit);
+      const batches = await runSearch(pendingTable.handle, request, read, limit, { flat });
       const candidates: Candidate[] = [];
       for (const batch of batches) {
         const generations = batch.getChild(GENERATION_COLUMN)!;
@@ -126,6 +132,10 @@ async function searchGroup(
   } finally {
     held.release();
   }
+}
+
+function membersOf(snapshot: ReadSnapshot, group: PendingGroup): PendingMember[] {
+  return group.runs.map((r) => ({ run: snapshot.runs[r]!, generation: snapshot.sources[r]!.generation }));
 }
 
 async function searchBase(
