@@ -16,8 +16,7 @@ import { takeRows } from '../arrow/take.ts';
 import { SluiceError } from '../errors.ts';
 import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
-import { hexKeysOf, type SortedRun } from '../read/sorted-run.ts';
-import { isAppendOnly, type TableDef } from '../table/table-def.ts';
+import type { TableDef } from '../table/table-def.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
 import { GENERATION_COLUMN, type PendingMember, PendingTables, ROW_COLUMN } from './pending-tables.ts';
@@ -49,7 +48,7 @@ export async function searchRows(
   const projection = projectionOf(table, request.columns);
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
   const snapshot = await readSnapshot(deps, table, shards, { signal });
-  const overlay = overlayOf(table, snapshot.runs);
+  const overlay = deps.pendingTables.overlays.of(table, snapshot);
   const columns = projection.read.fields.map((f) => f.name);
   const plan = pendingGroups(table.name, snapshot, (key) => deps.pendingTables.isBuilt(key));
   deps.pendingTables.prepare(
@@ -68,26 +67,6 @@ export async function searchRows(
   ]);
   const ranked = rank(request, [...pending.flat(), ...base]).slice(0, request.k);
   return { rows: answer(request, projection.out, ranked), next: null };
-}
-
-/**
- * Every key the overlay holds (hex), and per run the rows a newer run supersedes; none on an
- * append-only table, whose pending rows are all new rows.
- */
-function overlayOf(
-  table: TableDef,
-  runs: readonly SortedRun[],
-): { keys: Set<string>; shadowedRows: Set<number>[] } {
-  const keys = new Set<string>();
-  if (isAppendOnly(table)) return { keys, shadowedRows: runs.map(() => new Set<number>()) };
-  const shadowedRows = runs.map((run) => {
-    const shadowed = new Set<number>();
-    const hex = hexKeysOf(run);
-    for (let i = 0; i < run.size; i++) if (keys.has(hex[i]!)) shadowed.add(i);
-    for (const key of hex) keys.add(key);
-    return shadowed;
-  });
-  return { keys, shadowedRows };
 }
 
 /** A group of pending runs (pending-groups.ts), searched as one table, the rows newer runs supersede dropped. */
