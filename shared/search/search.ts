@@ -93,7 +93,7 @@ async function searchGroup(
     // An index built for another metric would rank by the wrong distance.
     const indexed = pendingTable.vectorIndexes.get(query.kind === 'vector' ? query.column : '');
     const flat = query.kind === 'vector' && indexed !== undefined && indexed !== query.metric;
-    return await deepen(request.k, superseded, async (limit) => {
+    return await deepen(request.k, { dropped: superseded, rows }, async (limit) => {
       const batches = await runSearch(pendingTable.handle, request, read, limit, { flat });
       const candidates: Candidate[] = [];
       for (const batch of batches) {
@@ -128,7 +128,8 @@ async function searchBase(
   const handle = await deps.datasets.at(table, version);
   if (request.query.kind === 'text') await assertTextIndex(handle, table, request.query.column);
   const codec = keyCodecFor(table.schema);
-  return deepen(request.k, shadowedKeys.size, async (limit) => {
+  const rows = shadowedKeys.size === 0 ? 0 : await rowsOf(handle);
+  return deepen(request.k, { dropped: shadowedKeys.size, rows }, async (limit) => {
     const batches = await runSearch(handle, request, columns, limit).catch(async (err: unknown) => {
       throw await deps.datasets.explainReadFailure(table, version, err);
     });
@@ -147,20 +148,38 @@ async function searchBase(
   });
 }
 
+/** A base version's row count, asked once per handle: a version never changes. */
+const baseRows = new WeakMap<object, Promise<number>>();
+
+function rowsOf(handle: Awaited<ReturnType<SearchDeps['datasets']['at']>>): Promise<number> {
+  let rows = baseRows.get(handle);
+  if (!rows) {
+    rows = handle.countRows();
+    baseRows.set(handle, rows);
+    rows.catch(() => baseRows.delete(handle));
+  }
+  return rows;
+}
+
 /**
- * A side's best k live rows, when up to `dropped` of its rows are not live: asked for k, then
- * four times as many, up to k + dropped, while the dropped rows leave fewer than k and the
- * side had more to give. Its best k live rows are always among what one ask brings back once
- * k remain, so a flat search stays exact; and the common case, few dropped rows near the top,
- * costs one ask of k instead of one of k + dropped.
+ * A side's best k live rows, when up to `dropped` of its `rows` are not live: asked for
+ * twice what leaves k live rows if its share of dropped rows holds near the top (at most
+ * 16 k: dropped keys may be new ones, not in its rows at all), then four times as many, up
+ * to k + dropped, while the dropped rows leave fewer than k and the side had more to give.
+ * Its best k live rows are always among what one ask brings back once k remain, so a flat
+ * search stays exact; and one ask is the common case, where one of k + dropped at once
+ * fetched thousands of rows and one of k a second ask whenever a fifth of the rows were
+ * dropped.
  */
 async function deepen(
   k: number,
-  dropped: number,
+  { dropped, rows }: { dropped: number; rows: number },
   ask: (limit: number) => Promise<{ candidates: Candidate[]; fetched: number }>,
 ): Promise<Candidate[]> {
   const most = k + dropped;
-  for (let limit = Math.min(k, most); ; limit = Math.min(most, limit * 4)) {
+  const share = Math.min(rows, dropped) / Math.max(1, rows);
+  const first = share >= 15 / 16 ? 16 * k : Math.ceil((2 * k) / (1 - share));
+  for (let limit = Math.min(first, most); ; limit = Math.min(most, limit * 4)) {
     const { candidates, fetched } = await ask(limit);
     if (candidates.length >= k || fetched < limit || limit >= most) return candidates;
   }
