@@ -93,8 +93,14 @@ async function searchGroup(
     // An index built for another metric would rank by the wrong distance.
     const indexed = pendingTable.vectorIndexes.get(query.kind === 'vector' ? query.column : '');
     const flat = query.kind === 'vector' && indexed !== undefined && indexed !== query.metric;
+    // IVF_FLAT's distances are exact: re-ranking them, as the base's refine factor asks for
+    // its PQ codes' sake, would only read the rows again.
+    const asked =
+      query.kind === 'vector' && indexed === query.metric
+        ? { ...request, query: { ...query, refineFactor: null } }
+        : request;
     return await deepen(request.k, { dropped: superseded, rows }, async (limit) => {
-      const batches = await runSearch(pendingTable.handle, request, read, limit, { flat });
+      const batches = await runSearch(pendingTable.handle, asked, read, limit, { flat });
       const candidates: Candidate[] = [];
       for (const batch of batches) {
         const generations = batch.getChild(GENERATION_COLUMN)!;
