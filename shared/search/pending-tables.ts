@@ -124,7 +124,7 @@ export class PendingTables {
     this.building = true;
     try {
       if (!this.lru.has(job.key)) {
-        const held = await this.of(job.key, job.members, def);
+        const held = await this.hold(this.entryOf(job.key, job.members, def, this.indexRows));
         try {
           if (held.table) await this.indexVectors(held.table, def);
         } finally {
@@ -132,7 +132,8 @@ export class PendingTables {
         }
       }
     } catch {
-      // A failed build is forgotten (entryOf): the next search that wants the group asks again.
+      // A failed build is forgotten (entryOf), so the next search that wants it asks again; a
+      // table whose index failed is searched flat.
     } finally {
       this.building = false;
     }
@@ -179,10 +180,16 @@ export class PendingTables {
     return built;
   }
 
-  private entryOf(source: string, members: readonly PendingMember[], def: TableDef): Entry {
+  /** `indexRows`: from how many rows the table will get a vector index, counted in its bytes. */
+  private entryOf(
+    source: string,
+    members: readonly PendingMember[],
+    def: TableDef,
+    indexRows = Infinity,
+  ): Entry {
     const cached = this.lru.get(source);
     if (cached) return cached;
-    const entry: Entry = { built: buildTable(members, def, this.indexRows), holders: 0, dropped: false };
+    const entry: Entry = { built: buildTable(members, def, indexRows), holders: 0, dropped: false };
     // Counted as one byte while it is built, then as its Arrow bytes; a failed build is forgotten.
     this.lru.set(source, entry);
     entry.built.then(
