@@ -168,14 +168,16 @@ function rowsOf(handle: Awaited<ReturnType<SearchDeps['datasets']['at']>>): Prom
 }
 
 /**
- * A side's best k live rows, when up to `dropped` of its `rows` are not live: asked for
- * twice what leaves k live rows if its share of dropped rows holds near the top (at most
- * 16 k: dropped keys may be new ones, not in its rows at all), then four times as many, up
- * to k + dropped, while the dropped rows leave fewer than k and the side had more to give.
+ * A side's best k live rows, when up to `dropped` of its `rows` are not live. It is asked
+ * first for what leaves k live rows if its share of dropped rows holds near the top (that
+ * share taken as at most a half: the overlay's keys may be new ones the base does not hold),
+ * then, while dropping leaves fewer than k and the side had more to give, for at least twice
+ * as many, and for what leaves 1.5 k at the live share the last ask saw, up to k + dropped.
  * Its best k live rows are always among what one ask brings back once k remain, so a flat
- * search stays exact; and one ask is the common case, where one of k + dropped at once
- * fetched thousands of rows and one of k a second ask whenever a fifth of the rows were
- * dropped.
+ * search stays exact. Each row asked for costs the base's index a re-ranked read (about
+ * 0.2 ms per unit of limit at refine factor 10): asked for k + dropped at once, an old block
+ * fetched thousands of rows, and asked for 16 k when the overlay's keys outnumbered half
+ * the base, the base took 35 ms where LanceDB alone took 6.
  */
 async function deepen(
   k: number,
@@ -183,11 +185,12 @@ async function deepen(
   ask: (limit: number) => Promise<{ candidates: Candidate[]; fetched: number }>,
 ): Promise<Candidate[]> {
   const most = k + dropped;
-  const share = Math.min(rows, dropped) / Math.max(1, rows);
-  const first = share >= 15 / 16 ? 16 * k : Math.ceil((2 * k) / (1 - share));
-  for (let limit = Math.min(first, most); ; limit = Math.min(most, limit * 4)) {
+  const share = Math.min(0.5, dropped / Math.max(1, rows));
+  for (let limit = Math.min(most, Math.ceil(k / (1 - share))); ; ) {
     const { candidates, fetched } = await ask(limit);
     if (candidates.length >= k || fetched < limit || limit >= most) return candidates;
+    const live = Math.max(1, candidates.length) / fetched;
+    limit = Math.min(most, Math.max(2 * limit, Math.ceil((1.5 * k) / live)));
   }
 }
 
