@@ -9,6 +9,7 @@ import type { ReadSnapshot } from '../read/read-snapshot.ts';
 import type { ScanFilter } from '../read/scan.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { runSearch } from './lance-search.ts';
+import { cacheKeyOf } from './pending-groups.ts';
 import { ROW_COLUMN } from './pending-tables.ts';
 import type { SearchDeps } from './search.ts';
 
@@ -34,7 +35,7 @@ async function passingRows(
 ): Promise<Set<number>> {
   const run = snapshot.runs[r]!;
   const { key, generation } = snapshot.sources[r]!;
-  const held = await deps.pendingTables.of(key, [{ run, generation }], table);
+  const held = await deps.pendingTables.of(cacheKeyOf(table, key), [{ run, generation }], table);
   try {
     if (held.table === null) return new Set();
     const request = {

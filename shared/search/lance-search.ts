@@ -18,8 +18,9 @@ export async function runSearch(
   request: SearchRequest,
   columns: readonly string[],
   limit: number,
+  { flat = false }: { flat?: boolean } = {},
 ): Promise<RecordBatch[]> {
-  const started = queryOf(handle, request.query);
+  const started = queryOf(handle, request.query, flat);
   const filtered = request.filter === null ? started : started.where(request.filter);
   const score = scoreColumnOf(request.query);
   // Named in the projection, as Lance wants it (it warns on every search that leaves it out).
@@ -45,11 +46,12 @@ function filterFailed(filter: string, err: unknown): SluiceError {
   });
 }
 
-function queryOf(handle: LanceTable, query: SearchQuery): Searchable {
+/** `flat`: every row compared, whatever vector index the table holds. */
+function queryOf(handle: LanceTable, query: SearchQuery, flat: boolean): Searchable {
   if (query.kind === 'text') return handle.query().fullTextSearch(query.text, { columns: [query.column] });
   if (query.kind === 'filter') return handle.query();
   let vector = handle.vectorSearch(query.vector).column(query.column).distanceType(query.metric);
   if (query.nprobes !== null) vector = vector.nprobes(query.nprobes);
   if (query.refineFactor !== null) vector = vector.refineFactor(query.refineFactor);
-  return vector;
+  return flat ? vector.bypassVectorIndex() : vector;
 }

@@ -1,17 +1,30 @@
 /**
- * Which pending runs a search reads as one table in memory (pending-tables.ts). Each WAL
- * entry is a table of its own, and so is each L0 generation of a shard's newest, still
- * open block; the generations of a closed block — all `BLOCK_GENERATIONS` of its numbers
- * committed — are one table, so a search of many pending generations makes a few LanceDB
- * queries rather than one per generation (each costs milliseconds whatever its size).
- * A shard's pending generations are the committed ones above the merge watermark, one
- * contiguous range (I3), so a closed block's pending part is its generations from the
- * lowest one pending: the block and that lowest generation name its rows exactly, and
- * the table is cached by them. A merge that takes part of a block makes a new one of the rest.
+ * Which pending runs a search reads as one table in memory (pending-tables.ts), and which
+ * bigger tables it asks to be built in the background. Each LanceDB query costs
+ * milliseconds whatever its size, so fewer, bigger tables answer faster; but building one
+ * costs seconds, so a search never waits for a group: it reads the biggest group already
+ * built and each generation no built group covers as a table of its own, as it reads each
+ * WAL entry. A shard's pending generations are the committed ones above the merge watermark,
+ * one contiguous range (I3), and L0 files are immutable, so a range of generations names its
+ * rows exactly and is its table's cache key. The ranges built, as an LSM tiers its runs:
+ * every block of `TIER_GENERATIONS[0]` (8) generations, closed or, for the newest, as far as
+ * it is committed, from the lowest pending one; and every block of each bigger tier once all
+ * its generations are committed and pending (one taken in part by a merge would be rebuilt at
+ * every merge; its smaller blocks cover it meanwhile).
  */
 import type { ReadSnapshot } from '../read/read-snapshot.ts';
+import type { TableDef } from '../table/table-def.ts';
 
-export const BLOCK_GENERATIONS = 8;
+/**
+ * The cache key of a pending table of `table`'s rows named `key`: the runs read under one
+ * schema version carry its columns, so a table built under another is another table.
+ */
+export function cacheKeyOf(table: TableDef, key: string): string {
+  return `${key}@v${table.schema.version}`;
+}
+
+/** Generations a block of each tier spans, each tier's blocks aligned on its size. */
+export const TIER_GENERATIONS = [8, 32] as const;
 
 export interface PendingGroup {
   /** Names exactly the group's rows: its table's cache key. */
@@ -20,26 +33,74 @@ export interface PendingGroup {
   runs: number[];
 }
 
-export function pendingGroups(tableName: string, snapshot: ReadSnapshot): PendingGroup[] {
-  const newest = new Map<number, number>();
-  for (const { shard, generation } of snapshot.sources) {
-    if (generation !== null) newest.set(shard, Math.max(newest.get(shard) ?? -1, generation));
-  }
-  const groups: PendingGroup[] = [];
-  const blocks = new Map<string, number[]>();
+export interface PendingPlan {
+  /** Every pending run exactly once, in the groups a search reads now. */
+  search: PendingGroup[];
+  /** The groups worth building that are not built yet, smallest tier first. */
+  build: PendingGroup[];
+}
+
+export function pendingGroups(
+  table: TableDef,
+  snapshot: ReadSnapshot,
+  isBuilt: (key: string) => boolean,
+): PendingPlan {
+  const plan: PendingPlan = { search: [], build: [] };
+  const shards = new Map<number, Map<number, number>>();
   snapshot.sources.forEach(({ key, shard, generation }, r) => {
-    const block = generation === null ? null : Math.floor(generation / BLOCK_GENERATIONS);
-    const closed = block !== null && (block + 1) * BLOCK_GENERATIONS - 1 <= newest.get(shard)!;
-    if (!closed) {
-      groups.push({ key, runs: [r] });
-      return;
-    }
-    const id = `${shard}/${block}`;
-    blocks.set(id, [...(blocks.get(id) ?? []), r]);
+    if (generation === null) plan.search.push({ key: cacheKeyOf(table, key), runs: [r] });
+    else shards.set(shard, (shards.get(shard) ?? new Map<number, number>()).set(generation, r));
   });
-  for (const [id, runs] of blocks) {
-    const lowest = Math.min(...runs.map((r) => snapshot.sources[r]!.generation!));
-    groups.push({ key: `${tableName}/shards/${id}/block-from-${lowest}`, runs });
+  for (const [shard, runOf] of shards) {
+    const group = (from: number, to: number): PendingGroup =>
+      from === to
+        ? { key: cacheKeyOf(table, snapshot.sources[runOf.get(from)!]!.key), runs: [runOf.get(from)!] }
+        : {
+            key: cacheKeyOf(table, `${table.name}/shards/${shard}/generations-${from}-${to}`),
+            runs: Array.from({ length: to - from + 1 }, (_, i) => runOf.get(from + i)!),
+          };
+    const lowest = Math.min(...runOf.keys());
+    const newest = Math.max(...runOf.keys());
+    const wanted = wantedRanges(lowest, newest);
+    plan.build.push(
+      ...wanted.filter(([from, to]) => !isBuilt(group(from, to).key)).map(([f, t]) => group(f, t)),
+    );
+    for (let from = lowest; from <= newest; ) {
+      const to = builtEnd(from, newest, wanted, (to) => isBuilt(group(from, to).key));
+      plan.search.push(group(from, to));
+      from = to + 1;
+    }
   }
-  return groups;
+  return plan;
+}
+
+/** The ranges of generations worth a table of their own, from `lowest` to `newest` pending. */
+function wantedRanges(lowest: number, newest: number): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const [tier, size] of TIER_GENERATIONS.entries()) {
+    for (let start = lowest - (lowest % size); start <= newest; start += size) {
+      const from = Math.max(lowest, start);
+      const to = Math.min(newest, start + size - 1);
+      const whole = start >= lowest && to === start + size - 1;
+      if (to > from && (tier === 0 || whole)) ranges.push([from, to]);
+    }
+  }
+  return ranges;
+}
+
+/**
+ * The end of the biggest built group from `from`: a wanted range, or a smaller block's
+ * prefix built while it was the newest; `from` alone when none is built.
+ */
+function builtEnd(
+  from: number,
+  newest: number,
+  wanted: ReadonlyArray<[number, number]>,
+  built: (to: number) => boolean,
+): number {
+  const size = TIER_GENERATIONS[0];
+  const blockEnd = Math.min(newest, from - (from % size) + size - 1);
+  const ends = new Set(wanted.filter(([f]) => f === from).map(([, to]) => to));
+  for (let to = from + 1; to <= blockEnd; to++) ends.add(to);
+  return Math.max(from, ...[...ends].filter(built));
 }

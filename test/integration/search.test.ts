@@ -6,20 +6,25 @@
  * never answers a deleted or superseded row; full text finds a pending row by its word and
  * never a deleted one; bad searches are refused saying what to send.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceClient } from '../../clients/typescript/src/index.ts';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import type { SluiceError } from '../../shared/errors.ts';
 import { readSnapshot } from '../../shared/read/read-snapshot.ts';
-import { pendingGroups } from '../../shared/search/pending-groups.ts';
+import { type PendingGroup, pendingGroups } from '../../shared/search/pending-groups.ts';
+import { PendingTables } from '../../shared/search/pending-tables.ts';
+import { searchRows } from '../../shared/search/search.ts';
 import type { SearchInput } from '../../shared/search/search-request.ts';
+import { parseSearch } from '../../shared/search/search-request.ts';
 import type { Metric } from '../../shared/table/index-decl.ts';
 import { runCli } from '../support/cli-process.ts';
 import type { Harness } from '../support/harness.ts';
 import { serveTestApi, type TestApi } from '../support/harness-api.ts';
 import { seededRandom } from '../support/random.ts';
 import { flushedGeneration, writeRows } from '../support/rows.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const DIM = 8;
 const CATEGORIES = ['a', 'b', 'c'];
@@ -98,6 +103,20 @@ function bruteForce(model: Model, metric: Metric, vector: number[], k: number, k
     .sort((a, b) => a.d - b.d)
     .slice(0, k)
     .map((r) => r.id);
+}
+
+/** The multi-generation groups a search reads, once the background has built every one it wants. */
+async function builtBlocks(h: Harness, name: string, tables: PendingTables): Promise<PendingGroup[]> {
+  const def = await h.sluice.tables.describe(name);
+  const plan = await waitFor(
+    async () => {
+      const snapshot = await readSnapshot(h.parts, def, [0]);
+      const plan = pendingGroups(def, snapshot, (key) => tables.isBuilt(key));
+      return plan.build.length === 0 ? plan : null;
+    },
+    { message: `${name}: every wanted block built`, timeoutMs: 60_000 },
+  );
+  return plan.search.filter((group) => group.runs.length > 1);
 }
 
 describe('search over the base and every pending row', () => {
@@ -312,10 +331,13 @@ describe('search over the base and every pending row', () => {
       await h.sluice.shards.flush(name, 0);
     }
     const exact = async (step: string) => {
-      const snapshot = await readSnapshot(h.parts, await h.sluice.tables.describe(name), [0]);
-      const blocks = pendingGroups(name, snapshot).filter((g) => g.runs.length > 1);
-      expect(blocks.length, `${step}: closed blocks read as one table`).toBeGreaterThan(0);
-      for (let probe = 0; probe < 3; probe++) {
+      await probe(`${step}, its blocks not built yet`);
+      const blocks = await builtBlocks(h, name, h.parts.pendingTables);
+      expect(blocks.length, `${step}: blocks read as one table`).toBeGreaterThan(0);
+      await probe(`${step}, its blocks built`);
+    };
+    const probe = async (step: string) => {
+      for (let i = 0; i < 3; i++) {
         const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
         const { json } = await search(name, { vector, k: 15, filter: "category != 'c'" });
         const want = bruteForce(model, 'l2', vector, 15, (row) => row.category !== 'c');
@@ -328,10 +350,100 @@ describe('search over the base and every pending row', () => {
       ]);
     };
     await exact('all 21 generations pending');
+    expect(await builtBlocks(h, name, h.parts.pendingTables)).toContainEqual(
+      expect.objectContaining({ key: `${name}/shards/0/generations-16-21@v1` }),
+    );
     await h.sluice.tableWork.merge(name);
     await exact('3 merged: the first block partly');
     await h.sluice.tableWork.merge(name);
     await h.sluice.tableWork.merge(name);
     await exact('9 merged: the second block partly');
+  });
+
+  /** 10 generations of 60 rows: 20 new ids each, 40 overwritten, 5 deleted; searched with `tables`. */
+  const fillGenerations = async (name: string, seed: number, tables: PendingTables) => {
+    await h.createTable({
+      ...table(name, [{ column: 'emb', type: 'ivf_hnsw_sq', metric: 'l2' }]),
+      shards: 1,
+    });
+    const random = seededRandom(seed);
+    const model: Model = new Map();
+    for (let g = 0; g < 10; g++) {
+      const rows = rowsOf(random, g * 20, g * 20 + 20, (id) => `gen ${g} row ${id}`);
+      for (let i = 0; i < 40 && g > 0; i++) {
+        const id = Math.floor(random() * g * 20);
+        rows.push(rowsOf(random, id, id + 1, () => `rewritten in ${g}`)[0]!);
+      }
+      const unique = [...new Map(rows.map((row) => [row.id, row])).values()];
+      await writeRows(h.sluice, name, unique);
+      for (const row of unique) model.set(row.id as number, row);
+      const gone = Array.from({ length: g > 0 ? 5 : 0 }, () => Math.floor(random() * g * 20));
+      if (gone.length > 0) await h.sluice.writes.delete(name, gone);
+      for (const id of gone) model.delete(id);
+      await h.sluice.shards.seal(name, 0);
+      await h.sluice.shards.flush(name, 0);
+    }
+    const def = await h.sluice.tables.describe(name);
+    const declared = await h.parts.indexDeclarations.all(def);
+    const searchWith = async (input: SearchInput) => {
+      const { rows } = await searchRows(
+        { ...h.parts, pendingTables: tables },
+        def,
+        parseSearch(def, input, declared),
+      );
+      return tableToJsonRows(def.schema, rows.select(def.schema.fields.map((f) => f.name)));
+    };
+    return { model, searchWith, random };
+  };
+
+  it('a block indexed in the background is searched by its index once built, and answers no superseded or deleted row', async () => {
+    const tables = new PendingTables(64 * 1024 * 1024, 100);
+    const { model, searchWith, random } = await fillGenerations('pending-index', 31, tables);
+    await searchWith({ vector: Array.from({ length: DIM }, () => 0), k: 10 });
+    const [block] = await builtBlocks(h, 'pending-index', tables);
+    expect(block!.key).toBe('pending-index/shards/0/generations-1-7@v1');
+    const snapshot = await readSnapshot(h.parts, await h.sluice.tables.describe('pending-index'), [0]);
+    const members = block!.runs.map((r) => ({
+      run: snapshot.runs[r]!,
+      generation: snapshot.sources[r]!.generation,
+    }));
+    const held = await tables.of(block!.key, members, await h.sluice.tables.describe('pending-index'));
+    try {
+      await waitFor(() => held.table!.vectorIndexes.get('emb') === 'l2', { message: 'the block indexed' });
+      expect((await held.table!.handle.listIndices()).map((i) => i.indexType)).toEqual(['IvfFlat']);
+    } finally {
+      held.release();
+    }
+    let found = 0;
+    const probes = 20;
+    for (let probe = 0; probe < probes; probe++) {
+      const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+      const json = await searchWith({ vector, k: 10 });
+      for (const row of json) expect(row).toEqual(model.get(row.id as number));
+      const truth = new Set(bruteForce(model, 'l2', vector, 10));
+      found += json.filter((row) => truth.has(row.id as number)).length;
+      // Indexed for l2 only: a cosine search compares every row, and stays exact.
+      const cosine = await searchWith({ vector, k: 10, metric: 'cosine' });
+      expect(cosine.map((row) => row.id)).toEqual(bruteForce(model, 'cosine', vector, 10));
+    }
+    expect(found / (probes * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('a block bigger than the budget is never built: its generations are searched one by one, exactly', async () => {
+    const tables = new PendingTables(40_000, 100);
+    const { model, searchWith, random } = await fillGenerations('pending-budget', 37, tables);
+    for (let probe = 0; probe < 3; probe++) {
+      const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+      const json = await searchWith({ vector, k: 10 });
+      expect(json.map((row) => row.id)).toEqual(bruteForce(model, 'l2', vector, 10));
+    }
+    await sleep(500);
+    const budgeted = await h.sluice.tables.describe('pending-budget');
+    const snapshot = await readSnapshot(h.parts, budgeted, [0]);
+    const plan = pendingGroups(budgeted, snapshot, (key) => tables.isBuilt(key));
+    expect(plan.build.map((group) => group.key)).toContain('pending-budget/shards/0/generations-1-7@v1');
+    expect(plan.search.filter((group) => group.runs.length > 1 && group.runs.length < 8)).toHaveLength(
+      plan.search.filter((group) => group.runs.length > 1).length,
+    );
   });
 });
