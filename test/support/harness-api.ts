@@ -47,7 +47,8 @@ export async function serveHarness(
 ): Promise<ServedHarness> {
   const runtime = harnessRuntime(h);
   const api = options.dashboard ? withDashboard(openApi(runtime), runtime) : openApi(runtime);
-  const http = await startServer(api.app, h.config, h.sluice.log);
+  // Port 0: test files run side by side, and each server takes a port of its own.
+  const http = await startServer(api.app, { ...h.config, port: 0 }, h.sluice.log);
   return {
     url: http.url,
     call: httpClient(http.url),
