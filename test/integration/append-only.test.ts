@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type JsonRow, jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
-import type { MergeStep } from '../../shared/lsm/merge.ts';
+import { dieAt } from '../support/die-at.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { spawnLogged } from '../support/logged-process.ts';
 import { childEnv } from '../support/worker-process.ts';
@@ -63,14 +63,6 @@ async function recordedBaseRows(h: Harness, table: string): Promise<JsonRow[]> {
   await handle.checkout(lanceVersion);
   const def = await h.sluice.tables.describe(table);
   return sorted(tableToJsonRows(def.schema, fromLanceArrow(await handle.query().toArrow())));
-}
-
-function dieAt(at: MergeStep) {
-  return {
-    onStep(step: MergeStep) {
-      if (step === at) throw new Error(`died at ${step}`);
-    },
-  };
 }
 
 describe('append-only tables: no primary key, every row kept (I2, I10, I11, I13)', () => {

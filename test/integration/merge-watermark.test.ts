@@ -2,7 +2,7 @@ import { Table } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { fromLanceArrow, lanceDb, toLanceArrow } from '../../shared/base/lance-module.ts';
-import type { MergeStep } from '../../shared/lsm/merge.ts';
+import { dieAt } from '../support/die-at.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { spawnLogged } from '../support/logged-process.ts';
 import {
@@ -23,15 +23,6 @@ async function latestRows(h: Harness, table: string) {
     (await h.sluice.tables.describe(table)).schema,
     tableToJsonRows((await h.sluice.tables.describe(table)).schema, rows),
   );
-}
-
-/** A merge that throws when it reaches `step`, as a process dying there would leave things. */
-function dieAt(at: MergeStep) {
-  return {
-    onStep(step: MergeStep) {
-      if (step === at) throw new Error(`died at ${step}`);
-    },
-  };
 }
 
 describe('the merge watermark moves with the Lance commit (I11)', () => {

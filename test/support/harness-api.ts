@@ -41,11 +41,15 @@ export async function serveOtherProcess(h: Harness): Promise<ServedHarness> {
   };
 }
 
-export async function serveHarness(
+export function serveHarness(h: Harness, options: { dashboard?: boolean } = {}): Promise<ServedHarness> {
+  return serveRuntime(h, harnessRuntime(h), options);
+}
+
+async function serveRuntime(
   h: Harness,
+  runtime: Runtime,
   options: { dashboard?: boolean } = {},
 ): Promise<ServedHarness> {
-  const runtime = harnessRuntime(h);
   const api = options.dashboard ? withDashboard(openApi(runtime), runtime) : openApi(runtime);
   // Port 0: test files run side by side, and each server takes a port of its own.
   const http = await startServer(api.app, { ...h.config, port: 0 }, h.sluice.log);
