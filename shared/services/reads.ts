@@ -54,9 +54,13 @@ export class Reads {
    */
   search(tableName: string, input: SearchInput, signal?: AbortSignal): Promise<SearchAnswer> {
     return this.#parts.whileLive(tableName, async (table) => {
-      const request = parseSearch(table, input, await this.#parts.indexDeclarations.all(table, signal));
+      const declared = await this.#parts.indexDeclarations.all(table, signal);
+      const request = parseSearch(table, input, declared);
       if (request.filter !== null) await this.#parts.filterCheck.check(table, request.filter);
-      if (request.query.kind !== 'filter') return searchRows(this.#parts, table, request, signal);
+      // Pending blocks are indexed by every declared index, those declared after create too.
+      if (request.query.kind !== 'filter') {
+        return searchRows(this.#parts, { ...table, indexes: declared }, request, signal);
+      }
       const filter = request.filter === null ? undefined : scanFilter(this.#parts, table, request.filter);
       const page = await scanRows(
         this.#parts,

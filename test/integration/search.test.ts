@@ -429,6 +429,40 @@ describe('search over the base and every pending row', () => {
     expect(found / (probes * 10)).toBeGreaterThanOrEqual(0.95);
   });
 
+  it('an index declared after create indexes the pending blocks a search asks to be built', async () => {
+    await h.createTable({ ...table('late-index', []), shards: 1 });
+    const def = await h.sluice.tables.describe('late-index');
+    await h.sluice.tables.declareIndex(def, { column: 'emb', type: 'ivf_pq', metric: 'l2' });
+    const random = seededRandom(43);
+    for (let g = 0; g < 10; g++) {
+      await writeRows(
+        h.sluice,
+        'late-index',
+        rowsOf(random, g * 1_500, (g + 1) * 1_500, (id) => `row ${id}`),
+      );
+      await h.sluice.shards.seal('late-index', 0);
+      await h.sluice.shards.flush('late-index', 0);
+    }
+    await h.sluice.reads.search('late-index', { vector: new Array(DIM).fill(0), k: 10 });
+    const tables = h.parts.pendingTables;
+    const [block] = await builtBlocks(h, 'late-index', tables);
+    expect(block!.runs).toHaveLength(7);
+    const snapshot = await readSnapshot(h.parts, def, [0]);
+    const members = block!.runs.map((r) => ({
+      run: snapshot.runs[r]!,
+      generation: snapshot.sources[r]!.generation,
+    }));
+    const held = await tables.of(block!.key, members, def);
+    try {
+      await waitFor(() => held.table!.vectorIndexes.get('emb') === 'l2', {
+        message: 'the block indexed by the index declared after create',
+        timeoutMs: 30_000,
+      });
+    } finally {
+      held.release();
+    }
+  });
+
   it('a block bigger than the budget is never built: its generations are searched one by one, exactly', async () => {
     const tables = new PendingTables(40_000, 100);
     const { model, searchWith, random } = await fillGenerations('pending-budget', 37, tables);
