@@ -17,6 +17,7 @@ import {
 } from 'apache-arrow';
 import { SluiceError } from '../errors.ts';
 import { DEFAULT_KEY, defaultData } from './column-default.ts';
+import { isWidening } from './widening.ts';
 
 export function conformColumns(schema: Schema, batch: RecordBatch): RecordBatch {
   const children = schema.fields.map((field) => {
@@ -52,13 +53,6 @@ function nulls(type: DataType, length: number): Data {
   const builder = makeBuilder({ type, nullValues: [null] });
   for (let i = 0; i < length; i++) builder.append(null);
   return builder.finish().flush();
-}
-
-/** int32 read as int64, or float32 as float64: the two widenings a schema change allows. */
-function isWidening(from: DataType, to: DataType): boolean {
-  if (DataType.isInt(from) && DataType.isInt(to)) return from.bitWidth === 32 && to.bitWidth === 64;
-  if (DataType.isFloat(from) && DataType.isFloat(to)) return from.precision < to.precision;
-  return false;
 }
 
 /** int32 values as int64, float32 as float64. */

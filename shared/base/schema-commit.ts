@@ -9,6 +9,7 @@
 import { Table } from 'apache-arrow';
 import { sqlLiteral } from '../arrow/column-default.ts';
 import { toArrowSchema } from '../arrow/schema.ts';
+import { isWidening } from '../arrow/widening.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { toLanceArrow } from './lance-module.ts';
 import type { PreparedBase } from './merge-commit.ts';
@@ -29,9 +30,6 @@ function defaultOf(table: TableDef, name: string): unknown {
   return table.schema.fields.find((c) => c.name === name)?.default;
 }
 
-/** The type changes a schema change allows, as Arrow names the types. */
-const WIDENINGS = new Set(['Int32 -> Int64', 'Float32 -> Float64']);
-
 /**
  * Brings the prepared version to the table's columns: alters first, then adds; the version
  * the last commit landed at, and whether each landed right after the one before (clean, as
@@ -47,7 +45,7 @@ export async function evolveBase(
   const altered = wanted.flatMap((f) => {
     const now = present.get(f.name);
     if (!now) return [];
-    const widen = WIDENINGS.has(`${now.type} -> ${f.type}`);
+    const widen = isWidening(now.type, f.type);
     const relax = f.nullable && !now.nullable;
     if (!widen && !relax) return [];
     return [{ path: f.name, ...(widen ? { dataType: f.type } : {}), ...(relax ? { nullable: true } : {}) }];

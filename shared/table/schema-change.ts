@@ -14,6 +14,7 @@ import {
   parseField,
   type TableSchema,
 } from '../arrow/schema.ts';
+import { widerKind } from '../arrow/widening.ts';
 import { SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
 
@@ -42,9 +43,6 @@ export interface SchemaChangeRecord {
 
 export const SCHEMA_CHANGE_BODY =
   '{"add":[{"name":…,"type":…},…]} and/or {"alter":[{"name":…,"type":"int64"|"float64"},{"name":…,"nullable":true},…]}';
-
-/** The type changes no stored value can notice. */
-const WIDENINGS: Record<string, string> = { int32: 'int64', float32: 'float64' };
 
 function changeError(reason: string, details: Record<string, unknown> = {}): SluiceError {
   return new SluiceError('INVALID_SCHEMA_CHANGE', `invalid schema change: ${reason}`, details);
@@ -165,8 +163,8 @@ function alterOf(column: ColumnDef, item: Record<string, unknown>, index: number
     if (!parsed.ok)
       throw changeError(`column "${column.name}": ${parsed.reason}`, { index, column: column.name });
     type = formatColumnType(parsed.type);
-    if (type !== was.type && WIDENINGS[was.type] !== type) {
-      const wider = WIDENINGS[was.type];
+    const wider = widerKind(column.type.kind);
+    if (type !== was.type && wider !== parsed.type.kind) {
       throw changeError(
         `column "${column.name}" cannot change from ${was.type} to ${type}: ${wider ? `it can widen to ${wider}; ` : ''}add a column of the type you need instead`,
         { index, column: column.name },

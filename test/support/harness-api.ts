@@ -27,15 +27,11 @@ export function harnessRuntime(h: Harness): Runtime {
  */
 export async function serveOtherProcess(h: Harness): Promise<ServedHarness> {
   const other = h.otherProcess();
-  const runtime: Runtime = { ...harnessRuntime(h), sluice: other.sluice, parts: other.parts };
-  const api = openApi(runtime);
-  const http = await startServer(api.app, { ...h.config, port: 0 }, h.sluice.log);
+  const served = await serveRuntime(h, { ...harnessRuntime(h), sluice: other.sluice, parts: other.parts });
   return {
-    url: http.url,
-    call: httpClient(http.url),
+    ...served,
     async close() {
-      await http.close();
-      await api.close();
+      await served.close();
       await other.parts.wal.settle();
     },
   };
