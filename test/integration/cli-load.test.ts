@@ -102,7 +102,8 @@ describe('sluice load, killed and resumed', () => {
         message: 'the held batch and the ones beside it to be acked by the server',
         timeoutMs: 60_000,
       });
-      expect(landed()[HELD_BATCH]!.action).toBe('hold');
+      // `seen` is in the order the server answered, so only the count of held answers is fixed.
+      expect(landed().filter((r) => r.action === 'hold')).toHaveLength(1);
       await waitFor(() => first.stderr().includes(`${HELD_BATCH * BATCH_ROWS} rows |`), {
         message: 'the progress line of the last recorded batch',
       });

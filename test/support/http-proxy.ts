@@ -18,7 +18,7 @@ export interface ProxiedRequest {
 
 export interface HttpProxy {
   readonly url: string;
-  /** Every request seen, with what was done to it. */
+  /** Every request the server answered, in the order of its answers, with what was done to it. */
   readonly seen: Array<ProxiedRequest & { action: ProxyAction; status: number }>;
   close(): Promise<void>;
 }
