@@ -11,6 +11,7 @@ import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
 import type { Config } from '../../shared/config.ts';
 import { openStore } from '../../shared/store/open-store.ts';
 import { baseManifestPrefix } from '../../shared/table/paths.ts';
+import { APPEND_TABLE, type AppendRow, appendRowOf } from './appends.ts';
 import type { FinalRow } from './history.ts';
 import type { KeyShape } from './key-shapes.ts';
 
@@ -57,6 +58,36 @@ export async function checkBase(
   for (const k of inBase.keys()) {
     if (!live.has(k)) problems.push(`base of ${shape.table}: key ${k} deleted or never written, still there`);
   }
+  return { rows: rows.length, problems };
+}
+
+/**
+ * The append-only table's base, as LanceDB reads it at the recorded version: the same rows
+ * as the API's final scan, each as often (every append once), with the added column's values.
+ */
+export async function checkAppendBase(config: Config, final: readonly AppendRow[]): Promise<BaseCheck> {
+  const version = await recordedVersion(config, APPEND_TABLE);
+  if (version === null) {
+    return { rows: 0, problems: final.length > 0 ? [`base of ${APPEND_TABLE}: nothing recorded`] : [] };
+  }
+  const { uri, storageOptions } = datasetLocation(config, APPEND_TABLE);
+  const db = await lanceDb().connect(uri, { storageOptions });
+  const base = await db.openTable(BASE_TABLE_NAME);
+  await base.checkout(version);
+  const rows = fromLanceArrow(await base.query().select(['w', 'i', 'tag']).toArrow())
+    .toArray()
+    .map((row) => appendRowOf(row.toJSON()));
+  base.close();
+  const counts = new Map<string, number>();
+  const name = (row: AppendRow) => JSON.stringify([row.w, row.i, row.tag]);
+  for (const row of rows) counts.set(name(row), (counts.get(name(row)) ?? 0) + 1);
+  for (const row of final) counts.set(name(row), (counts.get(name(row)) ?? 0) - 1);
+  const problems = [...counts]
+    .filter(([, n]) => n !== 0)
+    .map(
+      ([row, n]) =>
+        `base of ${APPEND_TABLE}: row ${row} ${n > 0 ? `${n} more` : `${-n} fewer`} time(s) than the API at version ${version}`,
+    );
   return { rows: rows.length, problems };
 }
 

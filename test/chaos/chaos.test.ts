@@ -39,7 +39,7 @@ describe('chaos run (seeded, bounded)', () => {
   });
 
   it.each(CI_RUNS)(
-    'seed $seed on $store: every read during the run and at the end consistent with the writes, the base exact in LanceDB, all flushed and merged, nothing poisoned',
+    'seed $seed on $store: every read during the run and at the end consistent with the writes (appends and a schema change included), the base exact in LanceDB, all flushed and merged, nothing poisoned',
     async ({ seed, store }) => {
       const { summary, problems } = await runChaos({
         seed,
@@ -55,6 +55,9 @@ describe('chaos run (seeded, bounded)', () => {
       expect(summary.readsChecked).toBeGreaterThan(0);
       expect(summary.baseRowsChecked).toBeGreaterThan(0);
       expect(summary.keyShapes).toEqual(['utf8', 'int64', 'composite']);
+      expect(summary.appends).toBeGreaterThan(0);
+      expect(summary.appendRowsChecked).toBeGreaterThan(0);
+      expect(summary.schemaChangedAtMs).toBeGreaterThan(0);
       if (store === 's3') expect(summary.lanceFaults).toBeGreaterThan(0);
     },
     120_000,

@@ -34,19 +34,8 @@ export async function runClient(options: ClientOptions): Promise<void> {
     const idempotencyKey = random() < 0.4 ? `chaos-${id}` : null;
     const value = kind === 'upsert' ? id : null;
     const body = kind === 'upsert' ? { rows: keys.map((k) => shape.rowOf(k, id)) } : { keys };
-    const attempts: Attempt[] = [];
-    for (let tries = idempotencyKey ? IDEMPOTENT_ATTEMPTS : 1; tries > 0; tries -= 1) {
-      const attempt = await send(
-        options,
-        shape.table,
-        kind === 'upsert' ? 'POST' : 'DELETE',
-        body,
-        idempotencyKey,
-      );
-      attempts.push(attempt);
-      if (outcomeOf([attempt]) !== 'indeterminate') break;
-      await sleep(100 + random() * 400);
-    }
+    const method = kind === 'upsert' ? 'POST' : 'DELETE';
+    const attempts = await sendSettled(options, { table: shape.table, method, body, idempotencyKey });
     const outcome = outcomeOf(attempts);
     options.record({
       id,
@@ -64,16 +53,38 @@ export async function runClient(options: ClientOptions): Promise<void> {
   }
 }
 
+export interface WriteRequest {
+  table: string;
+  method: 'POST' | 'DELETE';
+  body: unknown;
+  idempotencyKey: string | null;
+}
+
+/**
+ * Sends `request` once, or, when it carries an Idempotency-Key, again (the same request)
+ * until an attempt gets an answer that settles it; every attempt, in order.
+ */
+export async function sendSettled(
+  options: Pick<ClientOptions, 'apiUrl' | 'token' | 'random'>,
+  request: WriteRequest,
+): Promise<Attempt[]> {
+  const attempts: Attempt[] = [];
+  for (let tries = request.idempotencyKey ? IDEMPOTENT_ATTEMPTS : 1; tries > 0; tries -= 1) {
+    const attempt = await send(options, request);
+    attempts.push(attempt);
+    if (outcomeOf([attempt]) !== 'indeterminate') break;
+    await sleep(100 + options.random() * 400);
+  }
+  return attempts;
+}
+
 function keyOf(shape: KeyShape, random: () => number) {
   return shape.keys[Math.floor(random() * shape.keys.length)]!;
 }
 
 async function send(
-  options: ClientOptions,
-  table: string,
-  method: 'POST' | 'DELETE',
-  body: unknown,
-  idempotencyKey: string | null,
+  options: Pick<ClientOptions, 'apiUrl' | 'token'>,
+  { table, method, body, idempotencyKey }: WriteRequest,
 ): Promise<Attempt> {
   const startedAt = performance.now();
   const headers: Record<string, string> = {

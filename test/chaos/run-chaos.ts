@@ -8,8 +8,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { testTokens } from '../support/http-client.ts';
 import { seededRandom } from '../support/random.ts';
 import { createTempDir } from '../support/temp-dir.ts';
-import { checkBase } from './base-check.ts';
+import {
+  APPEND_TABLE,
+  type AppendRead,
+  type AppendRecord,
+  appendSchema,
+  runAppender,
+  runAppendReader,
+  scanAll,
+  schemaChange,
+} from './appends.ts';
+import { checkAppendBase, checkBase } from './base-check.ts';
 import { type ChaosStoreKind, chaosStore } from './chaos-store.ts';
+import { type AppendVerdict, checkAppends } from './check-appends.ts';
 import { checkHistory, checkReads, type ReadVerdict, type Verdict, violations } from './check-history.ts';
 import { runClient } from './clients.ts';
 import { ChaosCluster } from './cluster.ts';
@@ -30,6 +41,7 @@ const SHARDS = 4;
 /** Keys per table; each of the three key shapes has a table of its own. */
 const KEY_SPACE = 64;
 const SHAPES = keyShapes(KEY_SPACE);
+const TABLES = [...SHAPES.map((s) => s.table), APPEND_TABLE];
 const READERS = 2;
 /** Keys per `rows/lookup` of the final check. */
 const LOOKUP_CHUNK = 100;
@@ -103,6 +115,12 @@ export interface ChaosSummary extends Omit<Verdict, 'problems'> {
   baseRowsChecked: number;
   baseViolations: number;
   keyShapes: string[];
+  /** Append requests to the append-only table, and its rows and counts checked during the run, at the end and in the base. */
+  appends: number;
+  appendRowsChecked: number;
+  appendViolations: number;
+  /** When the append-only table's schema change was acked, in ms from the start. */
+  schemaChangedAtMs: number;
   /** Faults injected on the base's own objects, which Lance reads and writes itself. */
   lanceFaults: number;
   violations: number;
@@ -133,19 +151,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     await store.stop();
     throw err;
   });
-  const run: Run = { options, schedule, cluster, api: apiClient(cluster.apiUrl, tokens.all), startedAt };
+  const api = apiClient(cluster.apiUrl, tokens.all);
+  const run: Run = { options, schedule, cluster, api, startedAt, startedAtMono: performance.now() };
   const writes: WriteRecord[] = [];
   const reads: ReadRecord[] = [];
   const readFailures: Record<string, number> = {};
   let verdict: Verdict;
   let readVerdict: ReadVerdict;
+  let during: Attack;
+  let appendVerdict: AppendVerdict;
   const base = { rows: 0, problems: [] as string[] };
   let lanceFaults = 0;
   let clean = false;
   try {
     for (const shape of SHAPES) await run.api.createTable(shape);
+    await run.api.createAppendTable();
     progress(`cluster up after ${Date.now() - startedAt} ms at ${cluster.apiUrl}; store in ${dir.path}`);
-    const during = await attack(run, tokens.all);
+    during = await attack(run, tokens.all);
     writes.push(...during.writes);
     reads.push(...during.reads);
     Object.assign(readFailures, during.readFailures);
@@ -166,8 +188,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       base.rows += checked.rows;
       base.problems.push(...checked.problems);
     }
+    const lastScan = {
+      kind: 'scan' as const,
+      startedAt: Number.POSITIVE_INFINITY,
+      endedAt: Number.POSITIVE_INFINITY,
+    };
+    const finalAppends = { ...lastScan, ...(await scanAll({ apiUrl: cluster.apiUrl, token: tokens.all })) };
+    appendVerdict = checkAppends(during.appends, [...during.appendReads, finalAppends], during.changeAckedAt);
+    const appendBase = await checkAppendBase(cluster.config(), finalAppends.seen);
+    base.rows += appendBase.rows;
+    base.problems.push(...appendBase.problems);
     lanceFaults = await store.lanceFaults();
-    clean = violations(verdict) + readVerdict.violations + base.problems.length === 0;
+    clean =
+      violations(verdict) + readVerdict.violations + appendVerdict.violations + base.problems.length === 0;
   } finally {
     await cluster.close();
     await store.stop();
@@ -193,10 +226,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       baseRowsChecked: base.rows,
       baseViolations: base.problems.length,
       keyShapes: SHAPES.map((s) => s.name),
+      appends: during.appends.length,
+      appendRowsChecked: appendVerdict.checked,
+      appendViolations: appendVerdict.violations,
+      schemaChangedAtMs: Math.round(during.changeAckedAt - run.startedAtMono),
       lanceFaults,
-      violations: violations(verdict) + readVerdict.violations + base.problems.length,
+      violations:
+        violations(verdict) + readVerdict.violations + appendVerdict.violations + base.problems.length,
     },
-    problems: [...problems, ...readVerdict.problems, ...base.problems],
+    problems: [...problems, ...readVerdict.problems, ...appendVerdict.problems, ...base.problems],
   };
 }
 
@@ -206,17 +244,33 @@ interface Run {
   cluster: ChaosCluster;
   api: ApiClient;
   startedAt: number;
+  /** `startedAt` on the clock the history's times are on (`performance.now()`). */
+  startedAtMono: number;
+}
+
+/** What happened while the faults struck. */
+interface Attack {
+  writes: WriteRecord[];
+  reads: ReadRecord[];
+  readFailures: Record<string, number>;
+  appends: AppendRecord[];
+  appendReads: AppendRead[];
+  /** When the schema change of the append-only table was acked (`performance.now()`). */
+  changeAckedAt: number;
 }
 
 /** Clients write and readers read while the process faults strike on time (the store faults strike in the processes). */
-async function attack(
-  run: Run,
-  token: string,
-): Promise<{ writes: WriteRecord[]; reads: ReadRecord[]; readFailures: Record<string, number> }> {
+async function attack(run: Run, token: string): Promise<Attack> {
   const { options, schedule, cluster, startedAt } = run;
   const writes: WriteRecord[] = [];
   const reads: ReadRecord[] = [];
   const readFailures: Record<string, number> = {};
+  const appends: AppendRecord[] = [];
+  const appendReads: AppendRead[] = [];
+  const failed = (answer: string) => {
+    readFailures[answer] = (readFailures[answer] ?? 0) + 1;
+  };
+  let changeAckedAt = Number.POSITIVE_INFINITY;
   let stopped = false;
   const clients = Array.from({ length: options.clients }, (_, client) =>
     runClient({
@@ -237,11 +291,36 @@ async function attack(
       random: seededRandom(options.seed * 1_000 + 500 + reader),
       stopped: () => stopped,
       record: (read) => reads.push(read),
-      failed: (answer) => {
-        readFailures[answer] = (readFailures[answer] ?? 0) + 1;
-      },
+      failed,
     }),
   );
+  const appending = [
+    runAppender({
+      apiUrl: cluster.apiUrl,
+      token,
+      random: seededRandom(options.seed * 1_000 + 700),
+      stopped: () => stopped,
+      changed: () => changeAckedAt !== Number.POSITIVE_INFINITY,
+      record: (append) => appends.push(append),
+    }),
+    runAppendReader({
+      apiUrl: cluster.apiUrl,
+      token,
+      random: seededRandom(options.seed * 1_000 + 701),
+      stopped: () => stopped,
+      record: (read) => appendReads.push(read),
+      failed,
+    }),
+    // A third of the way in, while the faults strike, the append-only table's schema changes.
+    sleep(startedAt + STARTUP_LEAD_MS + (options.seconds * 1000) / 3 - Date.now())
+      .then(() => run.api.changeAppendSchema())
+      .then(() => {
+        changeAckedAt = performance.now();
+        options.progress(
+          `t=${((Date.now() - startedAt) / 1000).toFixed(1)}s schema of ${APPEND_TABLE} changed`,
+        );
+      }),
+  ];
   const pauses: Array<Promise<void>> = [];
   let previous = { atMs: 0, doneAt: startedAt };
   for (const fault of schedule.processFaults) {
@@ -275,9 +354,9 @@ async function attack(
   }
   await sleep(startedAt + STARTUP_LEAD_MS + options.seconds * 1000 - Date.now());
   stopped = true;
-  await Promise.all([...clients, ...readers, ...pauses]);
+  await Promise.all([...clients, ...readers, ...appending, ...pauses]);
   await cluster.heal(PROCESSES);
-  return { writes, reads, readFailures };
+  return { writes, reads, readFailures, appends, appendReads, changeAckedAt };
 }
 
 /** Waits, with no new writes, until nothing is left to seal, flush or merge, or the settle time is up. */
@@ -391,6 +470,14 @@ function settled(shards: ShardView[]): boolean {
 
 type ApiClient = ReturnType<typeof apiClient>;
 
+/** Optimizes often, so workers are killed and stopped in the middle of them too. */
+const TABLE_SETTINGS = {
+  mergeAfterGenerations: 4,
+  mergeAfterSeconds: 1,
+  maxGenerationsPerMerge: 64,
+  optimizeAfterMerges: 2,
+};
+
 /** The few calls the run makes besides the clients' writes; each retried until the API answers. */
 function apiClient(apiUrl: string, token: string) {
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
@@ -420,20 +507,25 @@ function apiClient(apiUrl: string, token: string) {
         schema: { fields: shape.schema.fields },
         primaryKey: shape.schema.primaryKey,
         shards: SHARDS,
-        // Optimizes often, so workers are killed and stopped in the middle of them too.
-        settings: {
-          mergeAfterGenerations: 4,
-          mergeAfterSeconds: 1,
-          maxGenerationsPerMerge: 64,
-          optimizeAfterMerges: 2,
-        },
+        settings: TABLE_SETTINGS,
       });
+    },
+    async createAppendTable(): Promise<void> {
+      await call('POST', '/v1/tables', {
+        name: APPEND_TABLE,
+        schema: appendSchema,
+        shards: SHARDS,
+        settings: TABLE_SETTINGS,
+      });
+    },
+    async changeAppendSchema(): Promise<void> {
+      await call('POST', `/v1/tables/${APPEND_TABLE}/columns`, schemaChange);
     },
     async shards(): Promise<ShardView[]> {
       const shards: ShardView[] = [];
-      for (const shape of SHAPES) {
+      for (const table of TABLES) {
         for (let shard = 0; shard < SHARDS; shard += 1) {
-          shards.push((await call('GET', `/v1/tables/${shape.table}/shards/${shard}`)) as ShardView);
+          shards.push((await call('GET', `/v1/tables/${table}/shards/${shard}`)) as ShardView);
         }
       }
       return shards;
