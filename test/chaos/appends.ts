@@ -7,8 +7,8 @@
  * name `tag`; the rows of every other append must read the default.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorCode, sendSettled } from './clients.ts';
-import { type Attempt, type Outcome, outcomeOf } from './history.ts';
+import { backOff, endOf, errorCode, sendSettled } from './clients.ts';
+import type { Attempt, Outcome } from './history.ts';
 
 export const APPEND_TABLE = 'chaos_log';
 /** What a row written before the change, or by an append that leaves `tag` out, reads. */
@@ -83,23 +83,11 @@ export async function runAppender(options: AppenderOptions): Promise<void> {
       rows: Array.from({ length: rows }, (_, i) => (tagged ? { w: id, i, tag: tagOf(id) } : { w: id, i })),
     };
     const idempotencyKey = random() < 0.4 ? `chaos-${id}` : null;
-    const attempts = await sendSettled(options, {
-      table: APPEND_TABLE,
-      method: 'POST',
-      body,
-      idempotencyKey,
-    });
-    const outcome = outcomeOf(attempts);
-    options.record({
-      id,
-      rows,
-      tagged,
-      attempts,
-      outcome,
-      startedAt: attempts[0]!.startedAt,
-      ackedAt: attempts.find((a) => a.status === 200)?.endedAt ?? null,
-    });
-    if (outcome !== 'acked') await sleep(50 + random() * 250);
+    const ended = endOf(
+      await sendSettled(options, { table: APPEND_TABLE, method: 'POST', body, idempotencyKey }),
+    );
+    options.record({ id, rows, tagged, ...ended });
+    await backOff(ended.outcome, random);
   }
 }
 

@@ -5,7 +5,7 @@
  * time, until one attempt gets an answer that settles it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Attempt, outcomeOf, type WriteRecord } from './history.ts';
+import { type Attempt, type Outcome, outcomeOf, type WriteRecord } from './history.ts';
 import type { KeyShape } from './key-shapes.ts';
 
 /** Longer than the API's request timeout: the server answers first unless it is gone. */
@@ -35,22 +35,27 @@ export async function runClient(options: ClientOptions): Promise<void> {
     const value = kind === 'upsert' ? id : null;
     const body = kind === 'upsert' ? { rows: keys.map((k) => shape.rowOf(k, id)) } : { keys };
     const method = kind === 'upsert' ? 'POST' : 'DELETE';
-    const attempts = await sendSettled(options, { table: shape.table, method, body, idempotencyKey });
-    const outcome = outcomeOf(attempts);
-    options.record({
-      id,
-      kind,
-      keys: keys.map((k) => shape.idOf(k)),
-      value,
-      idempotencyKey,
-      attempts,
-      outcome,
-      startedAt: attempts[0]!.startedAt,
-      ackedAt: attempts.find((a) => a.status === 200)?.endedAt ?? null,
-    });
-    // A well-behaved client slows down when told to, or when the service is not there.
-    if (outcome !== 'acked') await sleep(50 + random() * 250);
+    const ended = endOf(await sendSettled(options, { table: shape.table, method, body, idempotencyKey }));
+    options.record({ id, kind, keys: keys.map((k) => shape.idOf(k)), value, idempotencyKey, ...ended });
+    await backOff(ended.outcome, random);
   }
+}
+
+/** How a write's attempts ended, as the history records it. */
+export function endOf(
+  attempts: Attempt[],
+): Pick<WriteRecord, 'attempts' | 'outcome' | 'startedAt' | 'ackedAt'> {
+  return {
+    attempts,
+    outcome: outcomeOf(attempts),
+    startedAt: attempts[0]!.startedAt,
+    ackedAt: attempts.find((a) => a.status === 200)?.endedAt ?? null,
+  };
+}
+
+/** A well-behaved client slows down when told to, or when the service is not there. */
+export async function backOff(outcome: Outcome, random: () => number): Promise<void> {
+  if (outcome !== 'acked') await sleep(50 + random() * 250);
 }
 
 export interface WriteRequest {
