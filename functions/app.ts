@@ -75,6 +75,8 @@ export function openApi(runtime: Runtime): Api {
     ttlSeconds: config.http.idempotencyTtlSeconds,
     // A write answered 504 may still be putting its WAL entries; its claim outlives that.
     pendingMs: config.http.requestTimeoutMs + config.wal.putTimeoutMs,
+    // GC collects a WAL object no sooner after its seq was allocated above the seq floor.
+    settleWithinMs: (config.scheduler.gcGraceSeconds * 1000) / 2,
   });
   const scrape = registerScrapeSource(sluice, runtime.redis);
   return {

@@ -7,8 +7,11 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import { SluiceError } from '../shared/errors.ts';
+import type { Claim } from '../shared/idempotency.ts';
 import { bytesWritten } from '../shared/metrics.ts';
+import { isAppendOnly, type TableDef } from '../shared/table/table-def.ts';
 import type { AppendResult } from '../shared/wal/append.ts';
+import type { NotedPut, WalWrite } from '../shared/wal/wal-entry.ts';
 import type { ApiDeps } from './app.ts';
 import { type Body, readKeys, readRows } from './body.ts';
 import {
@@ -30,11 +33,19 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
   const app = new Hono<Env>();
   const { limits } = sluice.config;
 
-  /** The ack of a write; with an Idempotency-Key, the first ack of the same request. */
-  const ack = async (c: Ctx, table: string, body: Body<unknown>, write: () => Promise<AppendResult>) => {
+  /**
+   * The ack of a write; with an Idempotency-Key, the first ack of the same request. A retried
+   * append must not land twice, so its puts are noted and a retry settles them (I20).
+   */
+  const ack = async (
+    c: Ctx,
+    def: TableDef,
+    body: Body<unknown>,
+    write: (beforePut?: WalWrite['beforePut']) => Promise<AppendResult>,
+  ) => {
     const op = c.req.method === 'DELETE' ? 'delete' : 'upsert';
-    const counted = async () => {
-      const result = await write();
+    const counted = async (claim?: Claim | null) => {
+      const result = await write(claim ? (put) => claim.note(put) : undefined);
       bytesWritten.inc({ op }, body.raw.byteLength);
       return result;
     };
@@ -44,7 +55,11 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
       .update(`${c.req.method}\n${body.mediaType}\n`)
       .update(body.raw)
       .digest('hex');
-    const outcome = await idempotency.run({ table, key, fingerprint }, counted, c.var.signal);
+    const settle = isAppendOnly(def)
+      ? (notes: NotedPut[]) => sluice.writes.settleNoted(def.name, notes)
+      : undefined;
+    const request = { table: def.name, key, fingerprint, ...(settle && { settle }) };
+    const outcome = await idempotency.run(request, counted, c.var.signal);
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
     return c.json(outcome.result);
   };
@@ -61,13 +76,13 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
   app.post('/v1/tables/:t/rows', requireScope('write'), async (c) => {
     const def = await writeTable(c);
     const body = await readRows(c, def, limits, (seen) => sluice.tables.refresh(def.name, seen));
-    return ack(c, def.name, body, () => sluice.writes.append(def.name, body.value));
+    return ack(c, def, body, (beforePut) => sluice.writes.append(def.name, body.value, beforePut));
   });
 
   app.delete('/v1/tables/:t/rows', requireScope('write'), async (c) => {
     const def = await writeTable(c);
     const body = await readKeys(c, limits);
-    return ack(c, def.name, body, () => sluice.writes.delete(def.name, body.value));
+    return ack(c, def, body, () => sluice.writes.delete(def.name, body.value));
   });
 
   app.get('/v1/tables/:t/rows', requireScope('read'), async (c) => {

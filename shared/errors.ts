@@ -35,6 +35,7 @@ const CODES = {
   /** The column already has a declared index (or is the key, which has its btree). */
   INDEX_EXISTS: { status: 409, retryable: false },
   IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },
+  IDEMPOTENCY_UNSETTLED: { status: 409, retryable: false },
   /** A full-text search on a column whose declared index the base does not have yet: optimize builds it. */
   INDEX_NOT_BUILT: { status: 409, retryable: false },
   SHARD_NOT_POISONED: { status: 409, retryable: false },

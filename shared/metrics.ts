@@ -45,7 +45,7 @@ export const walPuts = new Counter({
 
 export const walRedisRoundTrips = new Counter({
   name: 'sluice_wal_redis_round_trips_total',
-  help: 'Redis round trips the WAL writer made: allocate (on the ack path, completions folded in), complete and seal_request (after the ack)',
+  help: 'Redis round trips the WAL writer made: allocate (on the ack path, completions folded in), note (on the ack path of an idempotent append), complete and seal_request (after the ack)',
   labelNames: ['step'] as const,
   registers: [registry],
 });

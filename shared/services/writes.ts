@@ -4,7 +4,9 @@ import { isSluiceError } from '../errors.ts';
 import { outcomeOf, writeDuration, writeRows } from '../metrics.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { type AppendResult, appendRows, deleteKeys } from '../wal/append.ts';
+import { type AppendResult, ackOfNotedPut, appendRows, deleteKeys } from '../wal/append.ts';
+import { settleNotedPuts } from '../wal/settle-notes.ts';
+import type { NotedPut, WalWrite } from '../wal/wal-entry.ts';
 
 export class Writes {
   readonly #parts: SluiceParts;
@@ -13,10 +15,22 @@ export class Writes {
     this.#parts = parts;
   }
 
-  append(tableName: string, rows: Table | RecordBatch): Promise<AppendResult> {
+  /** `beforePut`: told of each WAL put before it is made (an idempotent append notes it, I20). */
+  append(
+    tableName: string,
+    rows: Table | RecordBatch,
+    beforePut?: WalWrite['beforePut'],
+  ): Promise<AppendResult> {
     return measureWrite('upsert', rows.numRows, () =>
-      this.#write(tableName, rows.numRows, (def) => appendRows(this.#parts.wal, def, rows)),
+      this.#write(tableName, rows.numRows, (def) => appendRows(this.#parts.wal, def, rows, beforePut)),
     );
+  }
+
+  /** The ack of the noted put that landed, of an append whose writer went away; null when none did. */
+  async settleNoted(tableName: string, notes: NotedPut[]): Promise<AppendResult | null> {
+    const { store, config } = this.#parts;
+    const landed = await settleNotedPuts(store, tableName, notes, config.wal.putTimeoutMs);
+    return landed && ackOfNotedPut(landed);
   }
 
   delete(tableName: string, keys: readonly unknown[]): Promise<AppendResult> {

@@ -12,7 +12,7 @@ import type { TableSchema } from '../arrow/schema.ts';
 import { concatBatches, takeRows } from '../arrow/take.ts';
 import { shardOf, shardOfRequest } from '../table/shard-routing.ts';
 import { assertHasKey, isAppendOnly, type TableDef } from '../table/table-def.ts';
-import { OP_DELETE, OP_UPSERT, type Op } from './wal-entry.ts';
+import { type NotedPut, OP_DELETE, OP_UPSERT, type Op, type WalWrite } from './wal-entry.ts';
 import type { WalWriter } from './wal-writer.ts';
 
 export interface ShardAck {
@@ -25,13 +25,19 @@ export interface AppendResult {
   shards: ShardAck[];
 }
 
-/** Upserts rows given as Arrow data of the table's schema. */
+/** Upserts rows given as Arrow data of the table's schema; `beforePut` is told of each entry's put first. */
 export function appendRows(
   wal: WalWriter,
   table: TableDef,
   rows: Table | RecordBatch,
+  beforePut?: WalWrite['beforePut'],
 ): Promise<AppendResult> {
-  return append(wal, table, 'batches' in rows ? rows.batches : [rows], OP_UPSERT);
+  return append(wal, table, 'batches' in rows ? rows.batches : [rows], OP_UPSERT, beforePut);
+}
+
+/** The ack of an append whose noted put landed (shared/wal/settle-notes.ts). */
+export function ackOfNotedPut(put: NotedPut): AppendResult {
+  return { acked: put.rows, shards: [{ shard: put.shard, seq: put.seq }] };
 }
 
 /** Deletes by primary key; `keys` as clients give them (scalars, or arrays for composite keys). */
@@ -50,12 +56,13 @@ async function append(
   table: TableDef,
   batches: RecordBatch[],
   op: Op,
+  beforePut?: WalWrite['beforePut'],
 ): Promise<AppendResult> {
   const perShard = routeByShard(table, batches);
   const results = await Promise.allSettled(
     [...perShard].map(async ([shard, batch]) => ({
       shard,
-      seq: await wal.write(table, shard, { batch, op }),
+      seq: await wal.write(table, shard, beforePut ? { batch, op, beforePut } : { batch, op }),
     })),
   );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

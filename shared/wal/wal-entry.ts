@@ -57,6 +57,21 @@ export function walSchema(schema: TableSchema): Schema {
 export interface WalWrite {
   batch: RecordBatch;
   op: Op;
+  /**
+   * Called once the entry holding this write has its seq, before its put: an idempotent
+   * write notes where it may land (shared/idempotency.ts). A rejection stops the put.
+   */
+  beforePut?: (put: NotedPut) => Promise<void>;
+}
+
+/** Where a write's entry is about to be put: enough for a retry to find out whether it landed. */
+export interface NotedPut {
+  shard: number;
+  seq: number;
+  /** The entry's own id (`entryIdOf`). */
+  entry: string;
+  /** This write's rows in the entry. */
+  rows: number;
 }
 
 /**
@@ -89,10 +104,14 @@ const COMBINE_BELOW_ROWS_PER_WRITE = 200;
  * entries are ever the same bytes: a writer that reads back the object at its seq after a put
  * of unknown outcome knows it for its own only if it is (`settleUnknownPut`).
  */
-export function encodeWalEntry(schema: TableSchema, writes: readonly WalWrite[]): Uint8Array {
+export function encodeWalEntry(
+  schema: TableSchema,
+  writes: readonly WalWrite[],
+  entryId: string = randomUUID(),
+): Uint8Array {
   const batches = walBatches(schema, writes);
   const shared = walSchema(schema);
-  const own = new Schema(shared.fields, new Map([...shared.metadata, [ENTRY_ID_KEY, randomUUID()]]));
+  const own = new Schema(shared.fields, new Map([...shared.metadata, [ENTRY_ID_KEY, entryId]]));
   return tableToIPC(
     new Table(
       own,
@@ -150,6 +169,12 @@ export function decodeWalEntry(body: Uint8Array, seq: number): WalEntry {
 export function schemaVersionOf(table: Table): number {
   const value = table.schema.metadata.get(SCHEMA_VERSION_KEY);
   return value === undefined ? 1 : Number(value);
+}
+
+/** The id `encodeWalEntry` gave an entry; null for a hole. */
+export function entryIdOf(body: Uint8Array, seq: number): string | null {
+  const entry = decodeWalEntry(body, seq);
+  return entry.kind === 'hole' ? null : (entry.table.schema.metadata.get(ENTRY_ID_KEY) ?? null);
 }
 
 export function isHole(table: Table): boolean {

@@ -15,7 +15,10 @@
  * writer requests a seal, after its ack; the others know one is coming, from it or from
  * the seal before (docs/design.md, "Seal"). Completions that no allocation picks up are
  * sent on their own once the shard has been quiet for a moment, before the seal needs them.
+ * An idempotent write to an append-only table adds one more before its put: it notes where
+ * it is about to land (`WalWrite.beforePut`), so that a retry can settle it (I20).
  */
+import { randomUUID } from 'node:crypto';
 import { type Config, seqFloorTtlMs } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -32,7 +35,7 @@ import type { WorkScheduler } from '../work/work-scheduler.ts';
 import type { ManifestReader } from './manifest-reader.ts';
 import { PutPipeline } from './put-pipeline.ts';
 import { syncShard } from './shard-sync.ts';
-import { decodeWalEntry, encodeHole, encodeWalEntry, type WalWrite } from './wal-entry.ts';
+import { decodeWalEntry, encodeHole, encodeWalEntry, type NotedPut, type WalWrite } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
 
 export interface WalWriterDeps {
@@ -195,7 +198,8 @@ export class WalWriter {
     // throw before the put, the allocated seq becomes a hole like any put that never lands.
     const firstAllocation = this.allocate(lane);
     firstAllocation.catch(() => undefined);
-    const body = encodeWalEntry(table.schema, writes);
+    const entryId = randomUUID();
+    const body = encodeWalEntry(table.schema, writes, entryId);
     const rows = writes.reduce((sum, w) => sum + w.batch.numRows, 0);
     const staging = this.deps.store.stage?.(body) ?? null;
     staging?.catch(() => undefined);
@@ -203,6 +207,7 @@ export class WalWriter {
       for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
         const { seq, floorAt } = await (attempt === 0 ? firstAllocation : this.allocate(lane));
         await this.watchSeal(table.name, shard);
+        await notePut(writes, { shard, seq, entry: entryId });
         let landed: boolean;
         try {
           landed = await this.putEntry(table, shard, seq, body, staging);
@@ -528,6 +533,14 @@ export class WalWriter {
  * bytes fill most of a generation. Not all of it, so that what lands while the seal starts
  * still fits in that generation instead of being cut into a small one of its own.
  */
+/** Every write that asks to know where its entry goes is told before the put (`WalWrite.beforePut`). */
+async function notePut(writes: readonly WalWrite[], put: Omit<NotedPut, 'rows'>): Promise<void> {
+  const noting = writes.filter((w) => w.beforePut);
+  if (noting.length === 0) return;
+  walRedisRoundTrips.inc({ step: 'note' });
+  await Promise.all(noting.map((w) => w.beforePut!({ ...put, rows: w.batch.numRows })));
+}
+
 function sealIsUrgent(lane: Lane): boolean {
   return lane.unsealedBytes >= lane.table.settings.maxGenerationBytes * URGENT_SEAL_SHARE;
 }

@@ -18,7 +18,11 @@ describe('idempotent writes', () => {
   beforeEach(() => {
     namespace = createRedisNamespace();
     redis = namespace.connect();
-    store = new IdempotencyStore(redis, namespace.prefix, { ttlSeconds: 60, pendingMs: 300 });
+    store = new IdempotencyStore(redis, namespace.prefix, {
+      ttlSeconds: 60,
+      pendingMs: 300,
+      settleWithinMs: 60_000,
+    });
   });
 
   afterEach(() => namespace.cleanup());
@@ -109,6 +113,7 @@ describe('idempotent writes', () => {
     const orphan = new IdempotencyStore(orphanConnection, namespace.prefix, {
       ttlSeconds: 60,
       pendingMs: 200,
+      settleWithinMs: 60_000,
     });
     void orphan.run(request, () => new Promise(() => {}));
     await sleep(20);

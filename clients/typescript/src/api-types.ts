@@ -542,6 +542,7 @@ export type components = {
       | 'TABLE_EXISTS'
       | 'INDEX_EXISTS'
       | 'IDEMPOTENCY_CONFLICT'
+      | 'IDEMPOTENCY_UNSETTLED'
       | 'INDEX_NOT_BUILT'
       | 'SHARD_NOT_POISONED'
       | 'SHARD_STILL_POISONED'
@@ -2024,7 +2025,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: IDEMPOTENCY_CONFLICT */
+      /** @description Conflict: IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNSETTLED */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2156,7 +2157,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflict: IDEMPOTENCY_CONFLICT */
+      /** @description Conflict: IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNSETTLED */
       409: {
         headers: {
           [name: string]: unknown;

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_SETTLE } from '../../../shared/idempotency.ts';
+import { IDEMPOTENCY_NOTE, IDEMPOTENCY_SETTLE } from '../../../shared/idempotency.ts';
 import { type LuaCommand, luaSource } from '../../../shared/redis/lua-commands.ts';
 import { TAKE_DUE_WATCHES } from '../../../shared/redis/seal-watch.ts';
 import { SHARD_COMMANDS } from '../../../shared/redis/shard-commands.ts';
@@ -16,6 +16,7 @@ const COMMANDS: readonly LuaCommand<string, unknown>[] = [
   ...SHARD_COMMANDS,
   LEDGER_SWAP,
   IDEMPOTENCY_SETTLE,
+  IDEMPOTENCY_NOTE,
   TAKE_DUE_WATCHES,
 ];
 const COMMANDS_DIR = new URL('../../../shared/redis/commands/', import.meta.url);
