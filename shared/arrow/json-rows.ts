@@ -3,16 +3,20 @@
  * answers). Column buffers are built by hand (`column-builders.ts`) because
  * `vectorFromArray` is several times slower on the hot path of every JSON write.
  *
- * Every refusal is INVALID_ROWS with `{row, column, expected}` and happens before the
- * caller can write anything (I9). Value rules are in `json-scalars.ts`.
+ * Every refusal is INVALID_ROWS with `{row, column, expected}` of the first refused row and
+ * `rows`, every refused row (up to `MAX_REFUSED_ROWS`), and happens before the caller can
+ * write anything (I9). Value rules are in `json-scalars.ts`.
  */
 import { type Data, makeData, RecordBatch, type Schema, Struct, Table } from 'apache-arrow';
-import { SluiceError } from '../errors.ts';
+import { isSluiceError, SluiceError } from '../errors.ts';
 import { isPlainObject } from '../plain-object.ts';
 import { type ColumnBuilder, columnBuilder } from './column-builders.ts';
 import type { ColumnType } from './column-type.ts';
 import { expectedJson, floatToJson, int64ToJson } from './json-scalars.ts';
 import { type ColumnDef, type TableSchema, toArrowSchema } from './schema.ts';
+
+/** How many refused rows one refusal names: enough for a loader to set a whole batch's aside at once. */
+export const MAX_REFUSED_ROWS = 1000;
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonRow = Record<string, JsonValue>;
@@ -108,6 +112,60 @@ function fillColumn(
 
 /** Validates `rows` (an array of plain objects) against the schema and builds one record batch. */
 export function jsonRowsToRecordBatch(schema: TableSchema, rows: unknown, arrowSchema?: Schema): RecordBatch {
+  try {
+    return buildRecordBatch(schema, rows, arrowSchema);
+  } catch (err) {
+    if (!isSluiceError(err, 'INVALID_ROWS') || typeof err.details.row !== 'number') throw err;
+    throw everyRefusedRow(err, schema, rows as unknown[]);
+  }
+}
+
+/**
+ * The first refusal, naming every refused row in `details.rows` in row order, so that a
+ * loader sets all of them aside and sends the rest once, rather than once per refused row.
+ * Only on the error path: slices of the rows are built again, and a slice that fails is
+ * halved until its refused rows stand alone — about one more build of the request, plus a
+ * few small ones per refused row.
+ */
+function everyRefusedRow(first: SluiceError, schema: TableSchema, rows: unknown[]): SluiceError {
+  const refused: Array<Record<string, unknown>> = [];
+  for (let at = 0; at < rows.length && refused.length < MAX_REFUSED_ROWS; at += REFUSAL_SLICE_ROWS) {
+    collectRefused(schema, rows, at, Math.min(at + REFUSAL_SLICE_ROWS, rows.length), refused);
+  }
+  return new SluiceError(
+    'INVALID_ROWS',
+    first.message,
+    { ...first.details, rows: refused },
+    { cause: first },
+  );
+}
+
+const REFUSAL_SLICE_ROWS = 256;
+
+function collectRefused(
+  schema: TableSchema,
+  rows: unknown[],
+  from: number,
+  to: number,
+  refused: Array<Record<string, unknown>>,
+): void {
+  if (refused.length >= MAX_REFUSED_ROWS) return;
+  try {
+    buildRecordBatch(schema, rows.slice(from, to));
+    return;
+  } catch (err) {
+    if (!isSluiceError(err, 'INVALID_ROWS')) throw err;
+    if (to - from === 1) {
+      refused.push({ ...err.details, row: from, message: err.message.replace(/^row 0\b/, `row ${from}`) });
+      return;
+    }
+  }
+  const middle = (from + to) >>> 1;
+  collectRefused(schema, rows, from, middle, refused);
+  collectRefused(schema, rows, middle, to, refused);
+}
+
+function buildRecordBatch(schema: TableSchema, rows: unknown, arrowSchema?: Schema): RecordBatch {
   if (!Array.isArray(rows))
     throw rowsError('rows must be an array of objects', null, null, 'array of objects');
   const length = rows.length;

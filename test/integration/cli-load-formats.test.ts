@@ -233,6 +233,34 @@ describe('sluice load: Parquet, JSON arrays, gzip, standard input, and bad rows 
     expect(missing).toEqual([1_232, 49_997]);
   }, 300_000);
 
+  it('--on-error skip sets every refused row of a batch aside at once: 100 bad rows of 1,000 cost one resend', async () => {
+    await client.createTable(rowsTable('tenths') as Parameters<SluiceClient['createTable']>[0]);
+    const file = join(dir.path, 'tenths.jsonl');
+    const lines = Array.from({ length: 1000 }, (_, i) =>
+      JSON.stringify({ id: i, name: `n${i}`, score: i % 10 === 7 ? 'x' : i }),
+    );
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const proxy: HttpProxy = await startHttpProxy(served.server.url, () => 'forward');
+    try {
+      const run = await runCli(
+        ['load', 'tenths', file, '--on-error', 'skip', '--batch-rows', '1000', '--no-progress'],
+        { url: proxy.url, token: served.tokens.all },
+      );
+      expect(run.code).toBe(0);
+      const posts = proxy.seen.filter((r) => r.method === 'POST' && r.path.endsWith('/rows'));
+      expect(posts.map((r) => r.status)).toEqual([400, 200]);
+    } finally {
+      await proxy.close();
+    }
+    const rejects = (await readFile(`${file}.rejects.jsonl`, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rejects.map((r) => r.line)).toEqual(Array.from({ length: 100 }, (_, i) => i * 10 + 8));
+    expect(new Set(rejects.map((r) => r.code))).toEqual(new Set(['INVALID_ROWS']));
+    expect((await client.countRows('tenths')).rows).toBe(900);
+  });
+
   it('--on-error skip sets aside a line that is not JSON or CSV too, in its place among the refused rows', async () => {
     await client.createTable(rowsTable('mixed') as Parameters<SluiceClient['createTable']>[0]);
     const jsonl = join(dir.path, 'mixed.jsonl');

@@ -1,6 +1,11 @@
 import { tableFromIPC, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { jsonRowsToRecordBatch, jsonRowsToTable, tableToJsonRows } from '../../../shared/arrow/json-rows.ts';
+import {
+  jsonRowsToRecordBatch,
+  jsonRowsToTable,
+  MAX_REFUSED_ROWS,
+  tableToJsonRows,
+} from '../../../shared/arrow/json-rows.ts';
 import { parseTableSchema, toArrowSchema } from '../../../shared/arrow/schema.ts';
 import { fullRow, sampleFields } from '../../support/sample-table.ts';
 
@@ -137,6 +142,59 @@ describe('JSON rows → Arrow', () => {
     expect(() => jsonRowsToTable(schema, [new Date()])).toThrow(
       expect.objectContaining({ code: 'INVALID_ROWS' }),
     );
+  });
+});
+
+describe('a refusal of JSON rows', () => {
+  const schema = parseTableSchema(
+    {
+      fields: [
+        { name: 'id', type: 'int64', nullable: false },
+        { name: 'name', type: 'utf8', nullable: true },
+      ],
+    },
+    ['id'],
+  );
+
+  function refusal(rows: unknown[]) {
+    try {
+      jsonRowsToRecordBatch(schema, rows);
+    } catch (err) {
+      return err as {
+        code: string;
+        message: string;
+        details: { row: number; rows: Array<{ row: number; column: string | null; message: string }> };
+      };
+    }
+    throw new Error('the rows were taken');
+  }
+
+  it('names every refused row in row order, whatever column refused it, beside the first one it met', () => {
+    const rows: unknown[] = Array.from({ length: 1000 }, (_, i) => ({ id: i, name: `n${i}` }));
+    rows[700] = { id: 'x', name: 'a' };
+    rows[3] = { id: 3, name: 5 };
+    rows[999] = { id: 999, name: 'z', extra: 1 };
+    rows[256] = 'not a row';
+    const err = refusal(rows);
+    expect(err.code).toBe('INVALID_ROWS');
+    expect(err.details.rows.map((r) => [r.row, r.column])).toEqual([
+      [3, 'name'],
+      [256, null],
+      [700, 'id'],
+      [999, 'extra'],
+    ]);
+    expect(err.details.rows.map((r) => r.message.slice(0, 9))).toEqual([
+      'row 3, co',
+      'row 256: ',
+      'row 700, ',
+      'row 999: ',
+    ]);
+    expect(err.details.rows.map((r) => r.row)).toContain(err.details.row);
+  });
+
+  it('names at most MAX_REFUSED_ROWS of them', () => {
+    const rows = Array.from({ length: MAX_REFUSED_ROWS + 10 }, (_, i) => ({ id: i, name: i }));
+    expect(refusal(rows).details.rows).toHaveLength(MAX_REFUSED_ROWS);
   });
 });
 

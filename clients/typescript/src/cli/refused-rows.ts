@@ -1,10 +1,10 @@
 /**
- * A load's batch sent, and what happens when the server refuses one of its rows
- * (`INVALID_ROWS` names the row within the batch): with `--on-error stop` the load stops
- * with the row's place in the file; with `skip` the row is set aside as a reject and the
- * rest of the batch is sent again, under a key of its own (the batch's key and the count
- * of rows set aside), so a resumed load that cuts the same batch sends the same requests
- * and none lands twice.
+ * A load's batch sent, and what happens when the server refuses rows of it (`INVALID_ROWS`
+ * names each refused row within the batch, in `details.rows`, or the first one alone): with
+ * `--on-error stop` the load stops with the first row's place in the file; with `skip` the
+ * refused rows are set aside as rejects and the rest of the batch is sent again, under a
+ * key of its own (the batch's key and the count of rows set aside), so a resumed load that
+ * cuts the same batch sends the same requests and none lands twice.
  */
 import { type Table, tableToIPC } from 'apache-arrow';
 import { ARROW_STREAM, jsonBatches } from '../batches.ts';
@@ -47,20 +47,21 @@ export async function sendBatch(target: BatchTarget, batch: SourceBatch, key: st
       const { replayed } = await target.client.writeBatch(target.table, current, attemptKey);
       return { replayed, rows: current.rows, rejects: [...malformed, ...rejects] };
     } catch (err) {
-      const row = refusedRow(err);
-      if (row === null) throw located(err, target, current);
-      const place = placeOf(target.file, target.unit, current.places[row]!);
-      const reason = reasonOf(err as SluiceApiError);
-      if (target.onError === 'stop')
-        throw new UsageError(`${place}: ${(err as SluiceApiError).code}: ${reason}`);
-      rejects.push({
-        place: current.places[row]!,
-        code: (err as SluiceApiError).code,
-        reason,
-        values: valuesOf(current.source, row),
-      });
-      if (current.rows === 1) return { replayed: false, rows: 0, rejects: [...malformed, ...rejects] };
-      current = without(current, row);
+      const refused = refusedRows(err);
+      if (refused.length === 0) throw located(err, target, current);
+      const { code } = err as SluiceApiError;
+      if (target.onError === 'stop') {
+        const first = refused[0]!;
+        throw new UsageError(
+          `${placeOf(target.file, target.unit, current.places[first.row]!)}: ${code}: ${first.reason}`,
+        );
+      }
+      for (const { row, reason } of refused) {
+        rejects.push({ place: current.places[row]!, code, reason, values: valuesOf(current.source, row) });
+      }
+      if (refused.length === current.rows)
+        return { replayed: false, rows: 0, rejects: [...malformed, ...rejects] };
+      current = without(current, new Set(refused.map((r) => r.row)));
     }
   }
 }
@@ -72,31 +73,50 @@ function located(err: unknown, target: BatchTarget, batch: SourceBatch): unknown
   return new UsageError(`${span}: ${err.code}: ${err.message}`);
 }
 
-/** The row of the batch the server refused, or null when the refusal is not one row's. */
-function refusedRow(err: unknown): number | null {
-  if (!isSluiceApiError(err, 'INVALID_ROWS')) return null;
-  const row = err.details.row;
-  return typeof row === 'number' && Number.isInteger(row) && row >= 0 ? row : null;
+interface RefusedRow {
+  row: number;
+  reason: string;
+}
+
+/**
+ * The rows of the batch the server refused, in row order: every one it names in
+ * `details.rows`, or the one of `details.row`; none when the refusal is not rows'.
+ */
+function refusedRows(err: unknown): RefusedRow[] {
+  if (!isSluiceApiError(err, 'INVALID_ROWS')) return [];
+  const named = Array.isArray(err.details.rows)
+    ? err.details.rows
+    : [{ ...err.details, message: err.message }];
+  return named.flatMap((entry: { row?: unknown; message?: unknown }) =>
+    isRowIndex(entry.row) && typeof entry.message === 'string'
+      ? [{ row: entry.row, reason: reasonOf(entry.message) }]
+      : [],
+  );
+}
+
+function isRowIndex(row: unknown): row is number {
+  return typeof row === 'number' && Number.isInteger(row) && row >= 0;
 }
 
 /** The API's message without its `row N: ` prefix, which counts within the batch. */
-function reasonOf(err: SluiceApiError): string {
-  return err.message.replace(/^row \d+: /, '');
+function reasonOf(message: string): string {
+  return message.replace(/^row \d+: /, '');
 }
 
 function valuesOf(source: BatchRows, row: number): unknown {
   return source.kind === 'json' ? source.rows[row] : source.table.get(row)?.toJSON();
 }
 
-function without(batch: SourceBatch, row: number): SourceBatch {
-  const places = batch.places.filter((_, i) => i !== row);
+function without(batch: SourceBatch, refused: ReadonlySet<number>): SourceBatch {
+  const kept = (_: unknown, i: number) => !refused.has(i);
+  const places = batch.places.filter(kept);
   if (batch.source.kind === 'json') {
-    const rows = batch.source.rows.filter((_, i) => i !== row);
+    const rows = batch.source.rows.filter(kept);
     const [body] = jsonBatches(rows, { maxRows: rows.length, maxBytes: Number.POSITIVE_INFINITY });
     return { ...batch, ...body!, places, source: { kind: 'json', rows } };
   }
   const { table } = batch.source;
-  const rest: Table = table.slice(0, row).concat(table.slice(row + 1));
+  const rest: Table = keptRows(table, refused);
   const body = tableToIPC(rest, 'stream');
   return {
     ...batch,
@@ -106,4 +126,18 @@ function without(batch: SourceBatch, row: number): SourceBatch {
     places,
     source: { kind: 'arrow', table: rest },
   };
+}
+
+/** The table without the refused rows: the runs between them, sliced and put together. */
+function keptRows(table: Table, refused: ReadonlySet<number>): Table {
+  const cuts = [...refused].sort((a, b) => a - b);
+  const runs: Table[] = [];
+  let from = 0;
+  for (const row of cuts) {
+    if (row > from) runs.push(table.slice(from, row));
+    from = row + 1;
+  }
+  if (from < table.numRows) runs.push(table.slice(from));
+  const [first, ...rest] = runs;
+  return first ? first.concat(...rest) : table.slice(0, 0);
 }
