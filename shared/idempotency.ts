@@ -121,7 +121,9 @@ export class IdempotencyStore {
         );
       }
       if (current.result !== undefined) return { result: current.result as T, replayed: true };
-      if (request.settle && (current.leaseUntil ?? 0) < Date.now()) {
+      // A marker without a lease (written by a process that does not note its puts) is
+      // waited out, as before: its writer's put could not be decided.
+      if (request.settle && current.leaseUntil !== undefined && current.leaseUntil < Date.now()) {
         const taken = await this.takeOver(request, request.settle, keys, held, current);
         if (taken === null) continue;
         if (taken.kind === 'landed') return { result: taken.result, replayed: true };
