@@ -1,0 +1,62 @@
+/**
+ * Review findings (review-35) on schema evolution: each test here fails on the code as it is
+ * ("fails: defect, not fixed"); the lead decides on the fix.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ServedHarness, serveOtherProcess, serveTestApi, type TestApi } from '../support/harness-api.ts';
+
+describe('review findings: schema evolution', () => {
+  let api: TestApi;
+  let other: ServedHarness;
+
+  beforeEach(async () => {
+    api = await serveTestApi();
+    other = await serveOtherProcess(api.h);
+  });
+  afterEach(async () => {
+    await other.close();
+    await api.close();
+  });
+
+  it('a process holding the definition from before a widening reads the widened base: exact values, not an error', async () => {
+    const admin = { token: api.tokens.all };
+    const created = await api.call('POST', '/v1/tables', {
+      ...admin,
+      json: {
+        name: 'wide',
+        schema: {
+          fields: [
+            { name: 'id', type: 'int64' },
+            { name: 'n', type: 'int32', nullable: true },
+          ],
+        },
+        primaryKey: ['id'],
+        settings: { sealDelayMs: 10 },
+      },
+    });
+    expect(created.status).toBe(201);
+    // The other process reads first, so it holds schema version 1 (n int32).
+    expect((await other.call('GET', '/v1/tables/wide/rows?key=1', admin)).status).toBe(404);
+
+    const written = await api.call('POST', '/v1/tables/wide/rows', { ...admin, json: { rows: [{ id: 1, n: 5 }] } });
+    expect(written.status).toBe(200);
+    const widened = await api.call('POST', '/v1/tables/wide/columns', {
+      ...admin,
+      json: { alter: [{ name: 'n', type: 'int64' }] },
+    });
+    expect(widened.status).toBe(200);
+    // The merge gives the base the change; the row is in the base only from then on.
+    const { sluice } = api.h;
+    await sluice.shards.seal('wide', 0);
+    await sluice.shards.flush('wide', 0);
+    await sluice.tableWork.merge('wide');
+    expect((await api.h.parts.bases.read('wide')).schemaVersion).toBe(2);
+    expect((await api.call('GET', '/v1/tables/wide/rows?key=1', admin)).json.row).toEqual({ id: 1, n: 5 });
+
+    // The stale process meets no WAL entry or L0 file of version 2, only the base.
+    const looked = await other.call('GET', '/v1/tables/wide/rows?key=1', admin);
+    expect([looked.status, looked.json.row ?? looked.json.error]).toEqual([200, { id: 1, n: 5 }]);
+    const scanned = await other.call('GET', '/v1/tables/wide/rows?limit=10', admin);
+    expect([scanned.status, scanned.json.rows ?? scanned.json.error]).toEqual([200, [{ id: 1, n: 5 }]]);
+  });
+});
