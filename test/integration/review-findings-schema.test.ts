@@ -59,4 +59,33 @@ describe('review findings: schema evolution', () => {
     const scanned = await other.call('GET', '/v1/tables/wide/rows?limit=10', admin);
     expect([scanned.status, scanned.json.rows ?? scanned.json.error]).toEqual([200, [{ id: 1, n: 5 }]]);
   });
+  it('a float32 column widened to float64: a write after the ack keeps its float64 value in a process that held float32', async () => {
+    const admin = { token: api.tokens.all };
+    const created = await api.call('POST', '/v1/tables', {
+      ...admin,
+      json: {
+        name: 'floats',
+        schema: {
+          fields: [
+            { name: 'id', type: 'int64' },
+            { name: 'f', type: 'float32', nullable: true },
+          ],
+        },
+        primaryKey: ['id'],
+      },
+    });
+    expect(created.status).toBe(201);
+    // The other process writes first, so it holds schema version 1 (f float32).
+    expect((await other.call('POST', '/v1/tables/floats/rows', { ...admin, json: { rows: [{ id: 1, f: 0.5 }] } })).status).toBe(200);
+    const widened = await api.call('POST', '/v1/tables/floats/columns', {
+      ...admin,
+      json: { alter: [{ name: 'f', type: 'float64' }] },
+    });
+    expect(widened.status).toBe(200);
+    // After the change's ack, a client writes a float64 value through the other process.
+    const written = await other.call('POST', '/v1/tables/floats/rows', { ...admin, json: { rows: [{ id: 2, f: 0.1 }] } });
+    expect(written.status).toBe(200);
+    const read = await api.call('GET', '/v1/tables/floats/rows?key=2', admin);
+    expect(read.json.row).toEqual({ id: 2, f: 0.1 });
+  });
 });
