@@ -235,10 +235,15 @@ function typeOf(text: string) {
 
 function sameColumn(a: ColumnDef, b: ColumnDef): boolean {
   return (
-    a.name === b.name && formatColumnType(a.type) === formatColumnType(b.type) && a.nullable === b.nullable
+    a.name === b.name &&
+    formatColumnType(a.type) === formatColumnType(b.type) &&
+    a.nullable === b.nullable &&
+    // Another default is another column: answering "there already" would keep the old one silently.
+    JSON.stringify(a.default) === JSON.stringify(b.default)
   );
 }
 
 function describe(column: ColumnDef): string {
-  return `"${column.name}" ${formatColumnType(column.type)}${column.nullable ? ' nullable' : ''}`;
+  const fallback = column.default === undefined ? '' : ` default ${JSON.stringify(column.default)}`;
+  return `"${column.name}" ${formatColumnType(column.type)}${column.nullable ? ' nullable' : ''}${fallback}`;
 }
