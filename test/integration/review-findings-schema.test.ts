@@ -38,7 +38,10 @@ describe('review findings: schema evolution', () => {
     // The other process reads first, so it holds schema version 1 (n int32).
     expect((await other.call('GET', '/v1/tables/wide/rows?key=1', admin)).status).toBe(404);
 
-    const written = await api.call('POST', '/v1/tables/wide/rows', { ...admin, json: { rows: [{ id: 1, n: 5 }] } });
+    const written = await api.call('POST', '/v1/tables/wide/rows', {
+      ...admin,
+      json: { rows: [{ id: 1, n: 5 }] },
+    });
     expect(written.status).toBe(200);
     const widened = await api.call('POST', '/v1/tables/wide/columns', {
       ...admin,
@@ -76,16 +79,66 @@ describe('review findings: schema evolution', () => {
     });
     expect(created.status).toBe(201);
     // The other process writes first, so it holds schema version 1 (f float32).
-    expect((await other.call('POST', '/v1/tables/floats/rows', { ...admin, json: { rows: [{ id: 1, f: 0.5 }] } })).status).toBe(200);
+    expect(
+      (await other.call('POST', '/v1/tables/floats/rows', { ...admin, json: { rows: [{ id: 1, f: 0.5 }] } }))
+        .status,
+    ).toBe(200);
     const widened = await api.call('POST', '/v1/tables/floats/columns', {
       ...admin,
       json: { alter: [{ name: 'f', type: 'float64' }] },
     });
     expect(widened.status).toBe(200);
     // After the change's ack, a client writes a float64 value through the other process.
-    const written = await other.call('POST', '/v1/tables/floats/rows', { ...admin, json: { rows: [{ id: 2, f: 0.1 }] } });
+    const written = await other.call('POST', '/v1/tables/floats/rows', {
+      ...admin,
+      json: { rows: [{ id: 2, f: 0.1 }] },
+    });
     expect(written.status).toBe(200);
     const read = await api.call('GET', '/v1/tables/floats/rows?key=2', admin);
     expect(read.json.row).toEqual({ id: 2, f: 0.1 });
+  });
+  it('the merge the columns route asks for gives the base the column even when run by a worker that held the old definition', async () => {
+    const admin = { token: api.tokens.all };
+    const { h } = api;
+    const created = await api.call('POST', '/v1/tables', {
+      ...admin,
+      json: {
+        name: 'late',
+        schema: {
+          fields: [
+            { name: 'id', type: 'int64' },
+            { name: 'name', type: 'utf8', nullable: true },
+          ],
+        },
+        primaryKey: ['id'],
+        settings: { sealDelayMs: 10 },
+      },
+    });
+    expect(created.status).toBe(201);
+    await h.sluice.writes.append(
+      'late',
+      (await import('../../shared/arrow/json-rows.ts')).jsonRowsToRecordBatch(
+        (await h.sluice.tables.describe('late')).schema,
+        [{ id: 1, name: 'a' }],
+      ),
+    );
+    await h.sluice.shards.seal('late', 0);
+    await h.sluice.shards.flush('late', 0);
+    await h.sluice.tableWork.merge('late');
+    // The column is added through the other process; this one (the worker) holds version 1.
+    const added = await other.call('POST', '/v1/tables/late/columns', {
+      ...admin,
+      json: { add: [{ name: 'tag', type: 'utf8' }] },
+    });
+    expect(added.status).toBe(200);
+    expect(added.json.jobId).toEqual(expect.any(String));
+    // The job asked for runs here, on the worker's definition.
+    await h.sluice.tableWork.merge('late');
+    expect((await h.parts.bases.read('late')).schemaVersion ?? 1).toBe(2);
+    const searched = await other.call('POST', '/v1/tables/late/search', {
+      ...admin,
+      json: { filter: "tag = 'x'", k: 10 },
+    });
+    expect([searched.status, searched.json.error?.code]).toEqual([200, undefined]);
   });
 });
