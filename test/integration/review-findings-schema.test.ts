@@ -141,4 +141,48 @@ describe('review findings: schema evolution', () => {
     });
     expect([searched.status, searched.json.error?.code]).toEqual([200, undefined]);
   });
+  it('a filter on a widened column with a value past int32 answers before the base is widened (the design: "widened columns need nothing")', async () => {
+    const admin = { token: api.tokens.all };
+    const { h } = api;
+    const created = await api.call('POST', '/v1/tables', {
+      ...admin,
+      json: {
+        name: 'w',
+        schema: {
+          fields: [
+            { name: 'id', type: 'int64' },
+            { name: 'n', type: 'int32', nullable: true },
+          ],
+        },
+        primaryKey: ['id'],
+        settings: { sealDelayMs: 10 },
+      },
+    });
+    expect(created.status).toBe(201);
+    const rows = [
+      { id: 1, n: 5 },
+      { id: 2, n: 2147483647 },
+    ];
+    expect((await api.call('POST', '/v1/tables/w/rows', { ...admin, json: { rows } })).status).toBe(200);
+    await h.sluice.shards.seal('w', 0);
+    await h.sluice.shards.flush('w', 0);
+    await h.sluice.tableWork.merge('w');
+    const widened = await api.call('POST', '/v1/tables/w/columns', {
+      ...admin,
+      json: { alter: [{ name: 'n', type: 'int64' }] },
+    });
+    expect(widened.status).toBe(200);
+    // No worker runs here: the base is still int32 until the merge asked for runs.
+    expect((await h.parts.bases.read('w')).schemaVersion ?? 1).toBe(1);
+    const written = await api.call('POST', '/v1/tables/w/rows', {
+      ...admin,
+      json: { rows: [{ id: 3, n: 3000000001 }] },
+    });
+    expect(written.status).toBe(200);
+    const big = await api.call('POST', '/v1/tables/w/search', {
+      ...admin,
+      json: { filter: 'n > 3000000000', k: 10 },
+    });
+    expect([big.status, big.json.rows ?? big.json.error]).toEqual([200, [{ id: 3, n: 3000000001 }]]);
+  });
 });
