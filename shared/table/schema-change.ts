@@ -57,7 +57,11 @@ const REFUSED_KEYS: Record<string, string> = {
  * What of `input` `current` does not have yet; null when all of it is there already as
  * asked (a retried change), so that retrying changes nothing.
  */
-export function parseSchemaChange(input: unknown, current: TableSchema): SchemaChange | null {
+export function parseSchemaChange(
+  input: unknown,
+  current: TableSchema,
+  retentionColumn: string | null = null,
+): SchemaChange | null {
   if (!isPlainObject(input)) throw changeError(`send ${SCHEMA_CHANGE_BODY}`);
   for (const key of Object.keys(input)) {
     if (key in REFUSED_KEYS) throw changeError(REFUSED_KEYS[key]!, { property: key });
@@ -66,7 +70,7 @@ export function parseSchemaChange(input: unknown, current: TableSchema): SchemaC
   }
   if (input.add === undefined && input.alter === undefined) throw changeError(`send ${SCHEMA_CHANGE_BODY}`);
   const add = input.add === undefined ? [] : parseAdds(input.add, current);
-  const alter = input.alter === undefined ? [] : parseAlters(input.alter, current);
+  const alter = input.alter === undefined ? [] : parseAlters(input.alter, current, retentionColumn);
   if (current.fields.length + add.length > MAX_COLUMNS) {
     throw changeError(
       `at most ${MAX_COLUMNS} columns, the change would make ${current.fields.length + add.length}`,
@@ -115,7 +119,7 @@ function parseAdds(input: unknown, current: TableSchema): FieldJSON[] {
   return added;
 }
 
-function parseAlters(input: unknown, current: TableSchema): ColumnAlter[] {
+function parseAlters(input: unknown, current: TableSchema, retentionColumn: string | null): ColumnAlter[] {
   if (!Array.isArray(input) || input.length === 0) {
     throw changeError(`"alter" must be a non-empty array: send ${SCHEMA_CHANGE_BODY}`);
   }
@@ -149,6 +153,13 @@ function parseAlters(input: unknown, current: TableSchema): ColumnAlter[] {
       );
     }
     const alter = alterOf(column, item, index);
+    // A null never expires: the retention column stays non-nullable, as create requires.
+    if (alter?.nullable && !alter.was.nullable && name === retentionColumn) {
+      throw changeError(
+        `"${name}" is the retention column: a null would never expire, so it cannot become nullable`,
+        { index, column: name },
+      );
+    }
     if (alter) alters.push(alter);
   });
   return alters;
@@ -224,10 +235,15 @@ function typeOf(text: string) {
 
 function sameColumn(a: ColumnDef, b: ColumnDef): boolean {
   return (
-    a.name === b.name && formatColumnType(a.type) === formatColumnType(b.type) && a.nullable === b.nullable
+    a.name === b.name &&
+    formatColumnType(a.type) === formatColumnType(b.type) &&
+    a.nullable === b.nullable &&
+    // Another default is another column: answering "there already" would keep the old one silently.
+    JSON.stringify(a.default) === JSON.stringify(b.default)
   );
 }
 
 function describe(column: ColumnDef): string {
-  return `"${column.name}" ${formatColumnType(column.type)}${column.nullable ? ' nullable' : ''}`;
+  const fallback = column.default === undefined ? '' : ` default ${JSON.stringify(column.default)}`;
+  return `"${column.name}" ${formatColumnType(column.type)}${column.nullable ? ' nullable' : ''}${fallback}`;
 }

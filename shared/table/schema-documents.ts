@@ -67,7 +67,7 @@ export class SchemaDocuments {
       def.name,
       (current): Change<SchemaDocument> => {
         const schema = withDocument(def, current).schema;
-        const change = parseSchemaChange(input, schema);
+        const change = parseSchemaChange(input, schema, def.retention?.column ?? null);
         if (!change) return null;
         const next = evolveSchema(schema, change);
         const { fields } = schemaToJSON(next);

@@ -399,4 +399,21 @@ describe('retention', () => {
     expect((await visibleEverywhere(h.sluice, 'logs', [1, 2, 11, 12, 13])).scan).toEqual([11, 12, 13]);
     expect(await h.sluice.tableWork.retain('logs')).toMatchObject({ deleted: 0, rolledBack: [] });
   });
+  it('the retention column cannot be made nullable: a row acked with a null there would never be read', async () => {
+    expect((await call('POST', '/v1/tables', { token: tokens.write, json: logsTable('logs') })).status).toBe(201);
+    const altered = await call('POST', '/v1/tables/logs/columns', {
+      token: tokens.admin,
+      json: { alter: [{ name: 'ts', nullable: true }] },
+    });
+    expect(altered.status).toBe(400);
+    expect(altered.json.error.code).toBe('INVALID_SCHEMA_CHANGE');
+    const described = await call('GET', '/v1/tables/logs', { token: tokens.read });
+    expect(described.json.schemaVersion).toBe(1);
+    // Another column of the type still can.
+    const other = await call('POST', '/v1/tables/logs/columns', {
+      token: tokens.admin,
+      json: { alter: [{ name: 'note', nullable: true }, { name: 'maybe', nullable: true }] },
+    });
+    expect(other.status).toBe(200);
+  });
 });
