@@ -64,6 +64,8 @@ export interface SluiceParts {
   whileLive<T>(name: string, read: (table: TableDef) => Promise<T>): Promise<T>;
   /** `work` on a live table, run again on its definition read anew if it met a newer schema (table-lookup.ts). */
   withFreshSchema<T>(name: string, work: (table: TableDef) => Promise<T>): Promise<T>;
+  /** The definition read again from the store, unless one newer than schema version `seen` is held (table-lookup.ts). */
+  refreshTable(name: string, seen: number): Promise<TableDef>;
   /** Drops the process's copy of a definition whose table a write found dropped. */
   forgetTable(name: string): void;
 }

@@ -110,6 +110,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     tableForWrite: (name) => lookup.forWrite(name),
     whileLive: (name, read) => lookup.whileLive(name, read),
     withFreshSchema: (name, work) => lookup.withFreshSchema(name, work),
+    refreshTable: (name, seen) => lookup.refresh(name, seen),
     forgetTable: (name) => lookup.forget(name),
   };
   const sluice: Sluice = {

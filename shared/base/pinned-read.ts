@@ -69,20 +69,35 @@ export async function scanBase(
 }
 
 /**
- * A filter failed on a base version without some of the table's columns: Lance cannot
- * evaluate a column it does not have, even as null, until the base gets it at its next merge.
+ * A filter failed on a base version without some of the table's columns, or with a column
+ * at its width before a widening: Lance cannot evaluate a column it does not have, even as
+ * null, nor a literal past the column's width, until the base gets the change at its next merge.
  */
 export async function assertHasColumns(handle: LanceTable, table: TableDef): Promise<void> {
   const all = table.schema.fields.map((f) => f.name);
   const present = await columnsPresent(handle, all);
-  if (present.length === all.length) return;
-  const missing = all.filter((name) => !present.includes(name));
+  const narrower = await narrowerInBase(handle, table);
+  if (present.length === all.length && narrower.length === 0) return;
+  const missing = [...all.filter((name) => !present.includes(name)), ...narrower];
   throw new SluiceError(
     'SCHEMA_CHANGE_PENDING',
-    `the base of table "${table.name}" gets column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} at its next merge, asked for when ${missing.length > 1 ? 'they were' : 'it was'} added: retry in a few seconds`,
+    `the base of table "${table.name}" gets column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} at its next merge, asked for when ${missing.length > 1 ? 'they were' : 'it was'} added or widened: retry in a few seconds`,
     { table: table.name, columns: missing },
   );
 }
+
+/**
+ * Columns widened since the base was written (int32 → int64, float32 → float64), which the
+ * base has at their old width until its next merge: Lance refuses a literal past that width.
+ */
+async function narrowerInBase(handle: LanceTable, table: TableDef): Promise<string[]> {
+  const inBase = new Map((await handle.schema()).fields.map((f) => [f.name, String(f.type)]));
+  return toArrowSchema(table.schema)
+    .fields.filter((f) => WIDENED_FROM[String(f.type)] === inBase.get(f.name))
+    .map((f) => f.name);
+}
+
+const WIDENED_FROM: Record<string, string> = { Int64: 'Int32', Float64: 'Float32' };
 
 /**
  * Live rows at `version` that `where` passes: with none, Lance answers from the fragments'

@@ -20,6 +20,7 @@ import { SluiceError } from '../errors.ts';
 import {
   type BaseManifest,
   type BaseManifestStore,
+  baseSchemaVersion,
   emptyBaseManifest,
   expiredBefore,
   mergedThrough,
@@ -130,6 +131,8 @@ async function readOnce(
   const base = pin
     ? await pinnedBase(deps, table, pin.base, signal)
     : await deps.bases.read(table.name, signal);
+  // A base a newer schema made (a widened column) is read under that schema, not this one.
+  schemaAt(table, baseSchemaVersion(base));
   const perShard = await Promise.all(
     shards.map((shard, i) =>
       shardRuns(deps, table, shard, mergedThrough(base, shard), pin?.shards[i], signal),

@@ -1,5 +1,6 @@
 /** Reads of a table: lookups of one or several keys, scans, the live row count and its stats. */
 import type { Table } from 'apache-arrow';
+import { isSluiceError, SluiceError } from '../errors.ts';
 import { parseKeyRange } from '../read/key-range.ts';
 import { type Lookup, lookupRow, lookupRows } from '../read/point-lookup.ts';
 import { countRows, type RowCount } from '../read/row-count.ts';
@@ -56,7 +57,7 @@ export class Reads {
     return this.#parts.whileLive(tableName, async (table) => {
       const declared = await this.#parts.indexDeclarations.all(table, signal);
       const request = parseSearch(table, input, declared);
-      if (request.filter !== null) await this.#parts.filterCheck.check(table, request.filter);
+      if (request.filter !== null) await this.#checkFilter(table, request.filter);
       // Pending blocks are indexed by every declared index, those declared after create too.
       if (request.query.kind !== 'filter') {
         return searchRows(this.#parts, { ...table, indexes: declared }, request, signal);
@@ -76,6 +77,26 @@ export class Reads {
       );
       return { rows: page.rows, next: page.next };
     });
+  }
+
+  /**
+   * A filter the held definition cannot run may name a column another process added: the
+   * definition is read again, and a newer one runs the search again (SCHEMA_OUTDATED).
+   */
+  async #checkFilter(table: TableDef, filter: string): Promise<void> {
+    try {
+      await this.#parts.filterCheck.check(table, filter);
+    } catch (err) {
+      if (!isSluiceError(err, 'INVALID_FILTER')) throw err;
+      const fresh = await this.#parts.refreshTable(table.name, table.schema.version);
+      if (fresh.schema.version === table.schema.version) throw err;
+      throw new SluiceError(
+        'SCHEMA_OUTDATED',
+        `table "${table.name}" is at schema version ${fresh.schema.version} now`,
+        { table: table.name, known: table.schema.version, version: fresh.schema.version },
+        { cause: err },
+      );
+    }
   }
 
   /** A scan cursor lives as long as the GC grace: its pinned versions may go after that. */

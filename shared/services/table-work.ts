@@ -25,6 +25,10 @@ export class TableWork {
 
   merge(tableName: string, options?: MergeOptions): Promise<MergeOutcome> {
     return timed(mergeDuration, async () => {
+      // The definition read anew: a merge asked for by a change of columns made in another
+      // process may meet no object of the new schema, and must still give the base its columns.
+      const held = await this.#parts.table(tableName);
+      await this.#parts.refreshTable(tableName, held.schema.version);
       const outcome = await this.#parts.withFreshSchema(tableName, (table) =>
         runMerge(this.#parts, table, options),
       );

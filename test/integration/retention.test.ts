@@ -400,7 +400,9 @@ describe('retention', () => {
     expect(await h.sluice.tableWork.retain('logs')).toMatchObject({ deleted: 0, rolledBack: [] });
   });
   it('the retention column cannot be made nullable: a row acked with a null there would never be read', async () => {
-    expect((await call('POST', '/v1/tables', { token: tokens.write, json: logsTable('logs') })).status).toBe(201);
+    expect((await call('POST', '/v1/tables', { token: tokens.write, json: logsTable('logs') })).status).toBe(
+      201,
+    );
     const altered = await call('POST', '/v1/tables/logs/columns', {
       token: tokens.admin,
       json: { alter: [{ name: 'ts', nullable: true }] },
@@ -412,7 +414,12 @@ describe('retention', () => {
     // Another column of the type still can.
     const other = await call('POST', '/v1/tables/logs/columns', {
       token: tokens.admin,
-      json: { alter: [{ name: 'note', nullable: true }, { name: 'maybe', nullable: true }] },
+      json: {
+        alter: [
+          { name: 'note', nullable: true },
+          { name: 'maybe', nullable: true },
+        ],
+      },
     });
     expect(other.status).toBe(200);
   });
