@@ -112,6 +112,7 @@ import { encodeWalEntry, OP_UPSERT } from '../../shared/wal/wal-entry.ts';
 import { deleteKeys } from '../support/redis.ts';
 import { startS3Server } from '../support/s3-server.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { AckPhases } from './ack-phases.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
@@ -529,6 +530,7 @@ async function openSluiceCase(
     ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
   });
   const rssBeforeMb = round(process.memoryUsage.rss() / 2 ** 20, 1);
+  const phases = new AckPhases();
   return {
     system: 'sluice',
     async slice(seconds) {
@@ -536,7 +538,7 @@ async function openSluiceCase(
       const tripsBefore = await roundTrips();
       const startedAt = performance.now();
       const { peakRssMb } = await sut.workers.whileWriting(() =>
-        peakRss(() => driver.run(seconds, write, onAck)),
+        phases.around(() => peakRss(() => driver.run(seconds, write, onAck))),
       );
       tally.peakRssMb = Math.max(tally.peakRssMb, peakRssMb);
       await sut.runtime.parts.wal.settle();
@@ -584,6 +586,7 @@ async function openSluiceCase(
         ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
         shards: table.shards,
         ...figures(driven, rows),
+        ackPhases: phases.figures(),
         redisRoundTripsPerWrite: perWrite(tally.trips.total),
         redisRoundTripsPerShardWrite:
           tally.shardWrites === 0 ? null : round(tally.trips.total / tally.shardWrites, 3),
