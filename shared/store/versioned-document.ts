@@ -5,8 +5,9 @@
  * for correctness. Version 0 is the implicit empty document; it is never stored.
  *
  * Finding the latest version does not list every version: the last version seen is a
- * hint, and reading probes forward from it (one GET of the next number). A listing is the
- * fallback when there is no usable hint.
+ * hint, and reading probes forward from it (one GET of the next number, then rounds of GETs
+ * side by side while it finds newer ones). A listing is the fallback when there is no usable
+ * hint.
  */
 import { randomUUID } from 'node:crypto';
 import { isSluiceError, SluiceError } from '../errors.ts';
@@ -36,6 +37,8 @@ export interface DocumentKind<T extends Versioned> {
 export type Change<T> = T | null;
 
 const MAX_COMMIT_ATTEMPTS = 64;
+/** The most versions a read probes side by side in one round. */
+const MAX_PROBES = 16;
 
 export interface HintOptions {
   /**
@@ -62,12 +65,26 @@ export class VersionedDocuments<T extends Versioned> {
     private readonly hints: HintOptions,
   ) {}
 
+  /**
+   * The latest version: every version committed before the call is seen. From the hint it
+   * probes forward, one GET when the hint is the latest and two when it is one behind; while
+   * probes find newer versions, the next go side by side in rounds that double (up to
+   * `MAX_PROBES`), so a reader n versions behind waits for about log2(n) rounds, not for n
+   * GETs one after another (on S3, a writer's floor read after a few seconds' pause walked
+   * a second of manifest versions on its ack path). Versions are numbered without gaps and each exists from its commit until
+   * GC removes it a grace later, so every version committed before the read began answers its
+   * probe, and the highest one found is at least that new.
+   */
   async read(id: string, signal?: AbortSignal): Promise<T> {
     let doc = this.freshHint(id) ?? (await this.readByListing(id, signal));
-    for (;;) {
-      const next = await this.readVersion(id, doc.version + 1, signal);
-      if (!next) break;
-      doc = next;
+    for (let round = 0; ; round++) {
+      const probes = Math.min(2 ** Math.max(0, round - 1), MAX_PROBES);
+      const from = doc.version + 1;
+      const found = await Promise.all(
+        Array.from({ length: probes }, (_, i) => this.readVersion(id, from + i, signal)),
+      );
+      doc = found.findLast((next) => next !== null) ?? doc;
+      if (found.includes(null)) break;
     }
     this.remember(id, doc);
     return doc;
