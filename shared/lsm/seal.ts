@@ -3,6 +3,7 @@
  * finds the frontier, tombstones abandoned seqs, cuts the range into generations of
  * bounded size, commits them as sealed and makes sure a flush is queued.
  */
+import pLimit from 'p-limit';
 import type { Config } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { InflightMarks } from '../redis/inflight-marks.ts';
@@ -39,6 +40,8 @@ export interface SealOutcome {
 }
 
 const MAX_PLANS = 8;
+/** Entries whose row count Redis lacks, read at once. */
+const ROW_COUNT_READS = 32;
 /** The next seal never comes sooner than this after one ended. */
 const MIN_NEXT_SEAL_MS = 50;
 
@@ -187,12 +190,16 @@ async function sealableEntries(
     shard,
     inRange.map((o) => o.seq),
   );
-  const entries: SealableEntry[] = [];
-  for (const object of inRange) {
-    const rows = known.get(object.seq) ?? (await countRows(deps.store, table, shard, object.seq));
-    entries.push({ seq: object.seq, bytes: object.bytes, rows });
-  }
-  return entries;
+  // Side by side: on S3 each read is a request's latency, and the newest entries' completions
+  // have often not reached Redis yet when the seal lists them.
+  const limit = pLimit(ROW_COUNT_READS);
+  return Promise.all(
+    inRange.map(async (object) => ({
+      seq: object.seq,
+      bytes: object.bytes,
+      rows: known.get(object.seq) ?? (await limit(() => countRows(deps.store, table, shard, object.seq))),
+    })),
+  );
 }
 
 async function countRows(store: ObjectStore, table: string, shard: number, seq: number): Promise<number> {
