@@ -41,7 +41,12 @@ export interface FlushOptions {
   onCommitted?(generation: number): void;
 }
 
-const WAL_READ_CONCURRENCY = 8;
+/**
+ * WAL entries of a range read at once. The range is held whole anyway (a generation is at
+ * most `maxGenerationBytes`), so this bounds requests, not memory; on S3 a generation of
+ * small entries is then read in one or two request latencies rather than one per eight.
+ */
+const WAL_READ_CONCURRENCY = 32;
 
 /** Flushes every sealed generation of the shard, lowest first; returns the generations this call committed. */
 export async function flushShard(
