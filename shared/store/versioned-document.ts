@@ -33,6 +33,11 @@ export interface DocumentKind<T extends Versioned> {
   validate(parsed: unknown, version: number): T;
 }
 
+export interface UpdateOptions<T> {
+  /** A read of the document (or one under way) that began at `readAt` (`Date.now()`). */
+  from?: { doc: T | Promise<T>; readAt: number };
+}
+
 /** What a mutation decided: a new document to commit, or nothing to do. */
 export type Change<T> = T | null;
 
@@ -101,15 +106,20 @@ export class VersionedDocuments<T extends Versioned> {
    * Applies `mutate` to the latest version and commits the result as the next one,
    * re-reading and re-deciding whenever another writer committed first. `mutate` must be
    * a pure decision on the document it is given: it runs again after every lost race.
+   * `from` is a read the caller made already: the first decision is taken on it without
+   * reading again, and should it not be the latest any more the put of its successor fails
+   * like any lost race.
    */
   async update(
     id: string,
     mutate: (current: T) => Change<T>,
     signal?: AbortSignal,
+    options: UpdateOptions<T> = {},
   ): Promise<{ doc: T; changed: boolean }> {
     for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt++) {
-      const readAt = Date.now();
-      const current = await this.read(id, signal);
+      const given = attempt === 0 ? options.from : undefined;
+      const readAt = given?.readAt ?? Date.now();
+      const current = given ? await given.doc : await this.read(id, signal);
       const decided = mutate(current);
       if (!decided) return { doc: current, changed: false };
       if (Date.now() - readAt > this.hints.maxHintAgeMs) {
@@ -151,6 +161,13 @@ export class VersionedDocuments<T extends Versioned> {
 
   key(id: string, version: number): string {
     return this.kind.key(id, version);
+  }
+
+  /** The latest version this process has seen within `maxAgeMs` (and the hint age); no request is made. */
+  known(id: string, maxAgeMs: number): T | undefined {
+    const hint = this.latest.get(id);
+    const age = hint ? Date.now() - hint.seenAt : Number.POSITIVE_INFINITY;
+    return age < Math.min(maxAgeMs, this.hints.maxHintAgeMs) ? hint?.doc : undefined;
   }
 
   /** True when `next` is now the committed version; false when another writer took the number. */
