@@ -72,7 +72,10 @@
  * is not run), `lancedb` and the floor the write; `requestsPer1000Rows` for the same; and
  * `dollarsPerMillionWrites` for those requests at S3 Standard and S3 Express One Zone
  * request prices (`S3_PRICES`). Sluice's lines add its WAL puts' own p50/p99 as the writers
- * saw them (`walPutP50Ms`, `walPutP99Ms`): what of an ack is the endpoint's.
+ * saw them (`walPutP50Ms`, `walPutP99Ms`): what of an ack is the endpoint's. Every Sluice
+ * line also splits its acks into the WAL writer's phases (`ackPhases`: mean, p50 and p99 of
+ * group, seq, put, settle and shards; ack-phases.ts), which say where an ack above the
+ * floor waited.
  *
  * Every line says what the machine's CPUs did while its writers wrote (`machineCpu`,
  * machine-cpu.ts).
