@@ -50,6 +50,22 @@ export const walRedisRoundTrips = new Counter({
   registers: [registry],
 });
 
+/**
+ * Where an ack's time goes (docs/design.md, "Write", "Where an ack waits"): observed once per
+ * write and shard it touched, so each phase is weighted as the acks are. Fine buckets below
+ * 100 ms, where an S3 request's latency and the waits behind it lie.
+ */
+export const walAckPhase = new Histogram({
+  name: 'sluice_wal_ack_phase_seconds',
+  help: 'Phases of a WAL write until its ack: group (waiting for its group to get a put), seq (the allocation, and a floor read or resync it needed), put (the store), settle (after the put), shards (waiting for the other shards of the request)',
+  labelNames: ['phase'] as const,
+  buckets: [
+    0.0005, 0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75,
+    1, 2, 5,
+  ],
+  registers: [registry],
+});
+
 export const walEntryWrites = new Histogram({
   name: 'sluice_wal_entry_writes',
   help: 'Writes that shared one durable WAL entry: the group-commit batch size (1 with group commit off)',

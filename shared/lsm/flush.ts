@@ -41,7 +41,14 @@ export interface FlushOptions {
   onCommitted?(generation: number): void;
 }
 
-const WAL_READ_CONCURRENCY = 8;
+/**
+ * WAL entries of a range read at once. The range is held whole anyway (a generation is at
+ * most `maxGenerationBytes`), so this bounds requests, not memory; on S3 a generation of
+ * small entries is then read in one or two request latencies rather than one per eight.
+ */
+const WAL_READ_CONCURRENCY = 32;
+/** A version this process saw at most this long ago is the guess a flush reads ahead on. */
+const KNOWN_MANIFEST_MS = 2_000;
 
 /** Flushes every sealed generation of the shard, lowest first; returns the generations this call committed. */
 export async function flushShard(
@@ -59,6 +66,7 @@ export async function flushShard(
   let ahead: ReadAhead | null = null;
   try {
     for (;;) {
+      ahead ??= guessAhead(run);
       const manifest = await deps.manifests.read(table.name, shard, signal);
       await assertShardOpen(deps.poisonCache, manifest);
       const next = manifest.sealed[0];
@@ -129,6 +137,18 @@ function readAheadOf(run: ShardFlush, generation: SealedGeneration): ReadAhead {
 }
 
 /**
+ * The lowest sealed generation of the manifest this process saw last (a seal it just
+ * committed, most often), read ahead beside the manifest's read: its turn takes it only if
+ * the fresh manifest seals that generation over the same range (`takeIfCovers`), so the
+ * guess decides nothing, and on S3 the range's GETs no longer wait for the manifest's.
+ */
+function guessAhead(run: ShardFlush): ReadAhead | null {
+  const known = run.deps.manifests.known(run.table.name, run.shard, KNOWN_MANIFEST_MS);
+  const first = known?.sealed[0];
+  return first ? readAheadOf(run, first) : null;
+}
+
+/**
  * `ahead` if it read `generation`, which the fresh manifest seals next; else it is dropped.
  * It can miss only when another run committed its generation meanwhile (I11); the range
  * is compared too, so that a read ahead is taken only for exactly the entries it read.
@@ -151,7 +171,7 @@ async function flushGeneration(
   turn: Turn,
 ): Promise<boolean> {
   const { deps, table, shard, signal } = run;
-  const artifact = await writeGeneration(run, generation, turn);
+  const { artifact, current } = await writeGeneration(run, generation, turn);
   // I7: the manifest refuses a commit after a durable poison; one held only in Redis (the
   // store refused it) is checked again here, after the slow part of the flush.
   await assertShardOpen(deps.poisonCache, read);
@@ -160,6 +180,7 @@ async function flushGeneration(
     shard,
     (m) => commitGeneration(m, generation.generation, artifact),
     signal,
+    { from: current },
   );
   await deps.sealCounters.setSealedCount(table.name, shard, manifest.sealed.length, manifest.version);
   return changed;
@@ -185,14 +206,30 @@ async function writeGeneration(
   run: ShardFlush,
   generation: SealedGeneration,
   turn: Turn,
-): Promise<{ path: string; rows: number; bytes: number }> {
+): Promise<{ artifact: GenerationArtifact; current: ManifestRead }> {
   const { deps, table, shard, signal } = run;
   const built = await buildGeneration(run, generation, turn);
   // The next range's reads wait on the store as this put and the commit do, not on the CPU.
   turn.readNext();
   const path = generationKey(table.name, shard, generation.generation);
+  // The commit decides on a read made beside the put rather than after it: a seal that
+  // commits meanwhile makes the commit's put fail, and the update reads again.
+  const current = { doc: deps.manifests.read(table.name, shard, signal), readAt: Date.now() };
+  current.doc.catch(() => undefined);
   await deps.store.put(path, built.body, { signal, background: true });
-  return { path, rows: built.rows, bytes: built.body.byteLength };
+  return { artifact: { path, rows: built.rows, bytes: built.body.byteLength }, current };
+}
+
+interface GenerationArtifact {
+  path: string;
+  rows: number;
+  bytes: number;
+}
+
+/** A read of the shard manifest under way, and when it began. */
+interface ManifestRead {
+  doc: Promise<ShardManifest>;
+  readAt: number;
 }
 
 /**

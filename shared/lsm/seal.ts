@@ -3,6 +3,7 @@
  * finds the frontier, tombstones abandoned seqs, cuts the range into generations of
  * bounded size, commits them as sealed and makes sure a flush is queued.
  */
+import pLimit from 'p-limit';
 import type { Config } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { InflightMarks } from '../redis/inflight-marks.ts';
@@ -39,6 +40,13 @@ export interface SealOutcome {
 }
 
 const MAX_PLANS = 8;
+/**
+ * A version this process saw at most this long ago starts the seal's listing beside its
+ * read: a few seals' worth of entries more at most, even where other processes sealed meanwhile.
+ */
+const KNOWN_MANIFEST_MS = 2_000;
+/** Entries whose row count Redis lacks, read at once. */
+const ROW_COUNT_READS = 32;
 /** The next seal never comes sooner than this after one ended. */
 const MIN_NEXT_SEAL_MS = 50;
 
@@ -64,11 +72,15 @@ async function sealPlanned(
   signal?: AbortSignal,
 ): Promise<SealOutcome> {
   for (let plan = 0; plan < MAX_PLANS; plan++) {
+    const readAt = Date.now();
+    const listing = listBesideRead(deps, table.name, shard, signal);
     const manifest = await deps.manifests.read(table.name, shard, signal);
     await assertShardOpen(deps.poisonCache, manifest);
     const after = manifest.sealedThrough;
     const listedAt = Date.now();
-    const present = await listWalAfter(deps.store, table.name, shard, after, signal);
+    const present =
+      (await listing)?.filter((entry) => entry.seq > after) ??
+      (await listWalAfter(deps.store, table.name, shard, after, signal));
     const inflight = await deps.inflightMarks.since(table.name, shard, missingSeqs(after, present));
     const frontier = planFrontier({
       after,
@@ -96,11 +108,14 @@ async function sealPlanned(
     });
     // The manifest refuses a durable poison itself; one held only in Redis is checked here.
     await assertShardOpen(deps.poisonCache, manifest);
+    // Decided on the manifest read above: should it be the latest no more, the put of its
+    // successor fails and the update reads again.
     const { manifest: committed, changed } = await deps.manifests.update(
       table.name,
       shard,
       (m) => sealGenerations(m, generations),
       signal,
+      { from: { doc: manifest, readAt } },
     );
     if (!changed && generations.length > 0) continue;
     if (changed) {
@@ -116,6 +131,26 @@ async function sealPlanned(
     return { sealed: changed ? generations : [], holes: holes.written, retryAt: frontier.retryAt };
   }
   throw new SluiceError('STORE_CONFLICT', 'seal kept losing races', { table: table.name, shard });
+}
+
+/**
+ * The WAL listed beside the manifest's read, from the sealed seq of the version this process
+ * saw last (docs/design.md, "Seal"): `sealedThrough` only grows, so the listing holds every
+ * entry past the one the fresh read will name, and the seal filters it to those. Null when
+ * this process saw no version lately, whose listing could start far below the sealed range.
+ * Its failure is the seal's, once the read has answered.
+ */
+function listBesideRead(
+  deps: SealDeps,
+  table: string,
+  shard: number,
+  signal?: AbortSignal,
+): Promise<WalObject[]> | null {
+  const known = deps.manifests.known(table, shard, KNOWN_MANIFEST_MS);
+  if (!known) return null;
+  const listing = listWalAfter(deps.store, table, shard, known.sealedThrough, signal);
+  listing.catch(() => undefined);
+  return listing;
 }
 
 /**
@@ -187,12 +222,16 @@ async function sealableEntries(
     shard,
     inRange.map((o) => o.seq),
   );
-  const entries: SealableEntry[] = [];
-  for (const object of inRange) {
-    const rows = known.get(object.seq) ?? (await countRows(deps.store, table, shard, object.seq));
-    entries.push({ seq: object.seq, bytes: object.bytes, rows });
-  }
-  return entries;
+  // Side by side: on S3 each read is a request's latency, and the newest entries' completions
+  // have often not reached Redis yet when the seal lists them.
+  const limit = pLimit(ROW_COUNT_READS);
+  return Promise.all(
+    inRange.map(async (object) => ({
+      seq: object.seq,
+      bytes: object.bytes,
+      rows: known.get(object.seq) ?? (await limit(() => countRows(deps.store, table, shard, object.seq))),
+    })),
+  );
 }
 
 async function countRows(store: ObjectStore, table: string, shard: number, seq: number): Promise<number> {

@@ -10,6 +10,7 @@ import {
   type Change,
   type DocumentKind,
   type HintOptions,
+  type UpdateOptions,
   type Versioned,
   VersionedDocuments,
 } from '../store/versioned-document.ts';
@@ -142,9 +143,18 @@ export class ShardManifestStore {
     shard: number,
     mutate: (current: ShardManifest) => ManifestChange,
     signal?: AbortSignal,
+    options?: UpdateOptions<ShardManifest>,
   ): Promise<{ manifest: ShardManifest; changed: boolean }> {
-    const { doc, changed } = await this.documents.update(documentId(table, shard), mutate, signal);
+    const { doc, changed } = await this.documents.update(documentId(table, shard), mutate, signal, options);
     return { manifest: doc, changed };
+  }
+
+  /**
+   * The latest version this process has seen within `maxAgeMs`, without a request: a guess
+   * to start reads on beside the manifest's read, never something to decide on.
+   */
+  known(table: string, shard: number, maxAgeMs: number): ShardManifest | undefined {
+    return this.documents.known(documentId(table, shard), maxAgeMs);
   }
 
   readVersion(

@@ -5,8 +5,9 @@
  * for correctness. Version 0 is the implicit empty document; it is never stored.
  *
  * Finding the latest version does not list every version: the last version seen is a
- * hint, and reading probes forward from it (one GET of the next number). A listing is the
- * fallback when there is no usable hint.
+ * hint, and reading probes forward from it (one GET of the next number, then rounds of GETs
+ * side by side while it finds newer ones). A listing is the fallback when there is no usable
+ * hint.
  */
 import { randomUUID } from 'node:crypto';
 import { isSluiceError, SluiceError } from '../errors.ts';
@@ -32,10 +33,17 @@ export interface DocumentKind<T extends Versioned> {
   validate(parsed: unknown, version: number): T;
 }
 
+export interface UpdateOptions<T> {
+  /** A read of the document (or one under way) that began at `readAt` (`Date.now()`). */
+  from?: { doc: T | Promise<T>; readAt: number };
+}
+
 /** What a mutation decided: a new document to commit, or nothing to do. */
 export type Change<T> = T | null;
 
 const MAX_COMMIT_ATTEMPTS = 64;
+/** The most versions a read probes side by side in one round. */
+const MAX_PROBES = 16;
 
 export interface HintOptions {
   /**
@@ -62,12 +70,26 @@ export class VersionedDocuments<T extends Versioned> {
     private readonly hints: HintOptions,
   ) {}
 
+  /**
+   * The latest version: every version committed before the call is seen. From the hint it
+   * probes forward, one GET when the hint is the latest and two when it is one behind; while
+   * probes find newer versions, the next go side by side in rounds that double (up to
+   * `MAX_PROBES`), so a reader n versions behind waits for about log2(n) rounds, not for n
+   * GETs one after another (on S3, a writer's floor read after a few seconds' pause walked
+   * a second of manifest versions on its ack path). Versions are numbered without gaps and each exists from its commit until
+   * GC removes it a grace later, so every version committed before the read began answers its
+   * probe, and the highest one found is at least that new.
+   */
   async read(id: string, signal?: AbortSignal): Promise<T> {
     let doc = this.freshHint(id) ?? (await this.readByListing(id, signal));
-    for (;;) {
-      const next = await this.readVersion(id, doc.version + 1, signal);
-      if (!next) break;
-      doc = next;
+    for (let round = 0; ; round++) {
+      const probes = Math.min(2 ** Math.max(0, round - 1), MAX_PROBES);
+      const from = doc.version + 1;
+      const found = await Promise.all(
+        Array.from({ length: probes }, (_, i) => this.readVersion(id, from + i, signal)),
+      );
+      doc = found.findLast((next) => next !== null) ?? doc;
+      if (found.includes(null)) break;
     }
     this.remember(id, doc);
     return doc;
@@ -84,15 +106,20 @@ export class VersionedDocuments<T extends Versioned> {
    * Applies `mutate` to the latest version and commits the result as the next one,
    * re-reading and re-deciding whenever another writer committed first. `mutate` must be
    * a pure decision on the document it is given: it runs again after every lost race.
+   * `from` is a read the caller made already: the first decision is taken on it without
+   * reading again, and should it not be the latest any more the put of its successor fails
+   * like any lost race.
    */
   async update(
     id: string,
     mutate: (current: T) => Change<T>,
     signal?: AbortSignal,
+    options: UpdateOptions<T> = {},
   ): Promise<{ doc: T; changed: boolean }> {
     for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt++) {
-      const readAt = Date.now();
-      const current = await this.read(id, signal);
+      const given = attempt === 0 ? options.from : undefined;
+      const readAt = given?.readAt ?? Date.now();
+      const current = given ? await given.doc : await this.read(id, signal);
       const decided = mutate(current);
       if (!decided) return { doc: current, changed: false };
       if (Date.now() - readAt > this.hints.maxHintAgeMs) {
@@ -134,6 +161,13 @@ export class VersionedDocuments<T extends Versioned> {
 
   key(id: string, version: number): string {
     return this.kind.key(id, version);
+  }
+
+  /** The latest version this process has seen within `maxAgeMs` (and the hint age); no request is made. */
+  known(id: string, maxAgeMs: number): T | undefined {
+    const hint = this.latest.get(id);
+    const age = hint ? Date.now() - hint.seenAt : Number.POSITIVE_INFINITY;
+    return age < Math.min(maxAgeMs, this.hints.maxHintAgeMs) ? hint?.doc : undefined;
   }
 
   /** True when `next` is now the committed version; false when another writer took the number. */

@@ -10,6 +10,7 @@ import { jsonRowsToRecordBatch } from '../arrow/json-rows.ts';
 import { keyCodecFor } from '../arrow/key-codec.ts';
 import type { TableSchema } from '../arrow/schema.ts';
 import { concatBatches, takeRows } from '../arrow/take.ts';
+import { walAckPhase } from '../metrics.ts';
 import { shardOf, shardOfRequest } from '../table/shard-routing.ts';
 import { assertHasKey, isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { type NotedPut, OP_DELETE, OP_UPSERT, type Op, type WalWrite } from './wal-entry.ts';
@@ -59,18 +60,27 @@ async function append(
   beforePut?: WalWrite['beforePut'],
 ): Promise<AppendResult> {
   const perShard = routeByShard(table, batches);
+  const ackedAt: number[] = [];
   const results = await Promise.allSettled(
-    [...perShard].map(async ([shard, batch]) => ({
-      shard,
-      seq: await wal.write(table, shard, beforePut ? { batch, op, beforePut } : { batch, op }),
-    })),
+    [...perShard].map(async ([shard, batch]) => {
+      const seq = await wal.write(table, shard, beforePut ? { batch, op, beforePut } : { batch, op });
+      ackedAt.push(performance.now());
+      return { shard, seq };
+    }),
   );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
+  observeShardWaits(ackedAt);
   const shards = results
     .map((r) => (r as PromiseFulfilledResult<ShardAck>).value)
     .sort((a, b) => a.shard - b.shard);
   return { acked: batches.reduce((sum, b) => sum + b.numRows, 0), shards };
+}
+
+/** How long each shard's ack waited for the request's last one (`walAckPhase`, "shards"). */
+function observeShardWaits(ackedAt: number[]): void {
+  const last = Math.max(...ackedAt);
+  for (const at of ackedAt) walAckPhase.observe({ phase: 'shards' }, (last - at) / 1000);
 }
 
 /** The rows of each shard; a batch whose rows all go to one shard is passed on as it is. */

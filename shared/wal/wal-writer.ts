@@ -22,7 +22,14 @@ import { randomUUID } from 'node:crypto';
 import { type Config, seqFloorTtlMs } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { outcomeOf, walEntryRows, walEntryWrites, walPuts, walRedisRoundTrips } from '../metrics.ts';
+import {
+  outcomeOf,
+  walAckPhase,
+  walEntryRows,
+  walEntryWrites,
+  walPuts,
+  walRedisRoundTrips,
+} from '../metrics.ts';
 import type { SealWatch } from '../redis/seal-watch.ts';
 import type { Allocation, Completion, SeqAllocation } from '../redis/seq-allocation.ts';
 import { ShardPoisonedError } from '../shard-poison.ts';
@@ -97,7 +104,7 @@ export class WalWriter {
     const lane = this.laneFor(table, shard);
     if (!this.deps.config.wal.groupCommit) return this.writeAlone(lane, write);
     return new Promise<number>((resolve, reject) => {
-      lane.groups.add(write, { resolve, reject });
+      lane.groups.add(write, { resolve, reject, joinedAt: performance.now() });
       // A microtask, not a timer: writes made in one synchronous burst share an entry, and
       // nothing waits on the clock.
       if (!lane.pumpQueued) {
@@ -152,8 +159,11 @@ export class WalWriter {
   /** Without group commit: one entry per write, its put counted in flight as a group's is. */
   private async writeAlone(lane: Lane, write: WalWrite): Promise<number> {
     const put = lane.pipeline.begin(performance.now());
+    const timing = new EntryTiming();
     try {
-      return await this.writeEntry(lane, [write]);
+      const seq = await this.writeEntry(lane, [write], timing);
+      timing.observe(1);
+      return seq;
     } finally {
       lane.pipeline.end(put, performance.now());
       this.forgetIfIdle(lane);
@@ -173,6 +183,8 @@ export class WalWriter {
       }
       if (decision.kind !== 'start') return;
       lane.groups.take();
+      for (const waiter of head.waiters)
+        walAckPhase.observe({ phase: 'group' }, (now - waiter.joinedAt) / 1000);
       const put = lane.pipeline.begin(now);
       this.commitGroup(lane, head).finally(() => {
         lane.pipeline.end(put, performance.now());
@@ -183,15 +195,17 @@ export class WalWriter {
   }
 
   private async commitGroup(lane: Lane, group: WriteGroup): Promise<void> {
+    const timing = new EntryTiming();
     try {
-      const seq = await this.writeEntry(lane, group.writes);
+      const seq = await this.writeEntry(lane, group.writes, timing);
+      timing.observe(group.waiters.length);
       for (const waiter of group.waiters) waiter.resolve(seq);
     } catch (err) {
       for (const waiter of group.waiters) waiter.reject(err);
     }
   }
 
-  private async writeEntry(lane: Lane, writes: WalWrite[]): Promise<number> {
+  private async writeEntry(lane: Lane, writes: WalWrite[], timing: EntryTiming): Promise<number> {
     const { table, shard } = lane;
     // The allocation is on the wire before the entry is encoded: the encoding, and where the
     // store can the bytes' way to the disk, run while Redis answers. Should anything below
@@ -209,8 +223,10 @@ export class WalWriter {
         await this.watchSeal(table.name, shard);
         await notePut(writes, { shard, seq, entry: entryId });
         let landed: boolean;
+        timing.putStartedAt = performance.now();
         try {
           landed = await this.putEntry(table, shard, seq, body, staging);
+          timing.putEndedAt = performance.now();
         } finally {
           if (lane.sealWanted) this.runBackground(lane);
         }
@@ -525,6 +541,26 @@ export class WalWriter {
       lane.background === null &&
       lane.idleTimer === null;
     if (idle) this.lanes.delete(shardId(lane.table.name, lane.shard));
+  }
+}
+
+/** When an entry's put began and ended, for the ack phases (`walAckPhase`). */
+class EntryTiming {
+  private readonly startedAt = performance.now();
+  putStartedAt = this.startedAt;
+  putEndedAt = this.startedAt;
+
+  /** Observes the entry's seq, put and settle phases once for each of its `writes`. */
+  observe(writes: number): void {
+    const now = performance.now();
+    const phases = [
+      ['seq', this.putStartedAt - this.startedAt],
+      ['put', this.putEndedAt - this.putStartedAt],
+      ['settle', now - this.putEndedAt],
+    ] as const;
+    for (const [phase, ms] of phases) {
+      for (let i = 0; i < writes; i++) walAckPhase.observe({ phase }, ms / 1000);
+    }
   }
 }
 

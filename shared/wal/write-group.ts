@@ -9,6 +9,8 @@ import type { WalWrite } from './wal-entry.ts';
 export interface Waiter {
   resolve(seq: number): void;
   reject(err: unknown): void;
+  /** `performance.now()` when the write joined its group. */
+  joinedAt: number;
 }
 
 export interface WriteGroup {

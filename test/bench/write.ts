@@ -72,7 +72,10 @@
  * is not run), `lancedb` and the floor the write; `requestsPer1000Rows` for the same; and
  * `dollarsPerMillionWrites` for those requests at S3 Standard and S3 Express One Zone
  * request prices (`S3_PRICES`). Sluice's lines add its WAL puts' own p50/p99 as the writers
- * saw them (`walPutP50Ms`, `walPutP99Ms`): what of an ack is the endpoint's.
+ * saw them (`walPutP50Ms`, `walPutP99Ms`): what of an ack is the endpoint's. Every Sluice
+ * line also splits its acks into the WAL writer's phases (`ackPhases`: mean, p50 and p99 of
+ * group, seq, put, settle and shards; ack-phases.ts), which say where an ack above the
+ * floor waited.
  *
  * Every line says what the machine's CPUs did while its writers wrote (`machineCpu`,
  * machine-cpu.ts).
@@ -112,6 +115,7 @@ import { encodeWalEntry, OP_UPSERT } from '../../shared/wal/wal-entry.ts';
 import { deleteKeys } from '../support/redis.ts';
 import { startS3Server } from '../support/s3-server.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { AckPhases } from './ack-phases.ts';
 import { CommitLag } from './commit-lag.ts';
 import { type BenchResult, progress } from './measure.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
@@ -529,6 +533,7 @@ async function openSluiceCase(
     ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
   });
   const rssBeforeMb = round(process.memoryUsage.rss() / 2 ** 20, 1);
+  const phases = new AckPhases();
   return {
     system: 'sluice',
     async slice(seconds) {
@@ -536,7 +541,7 @@ async function openSluiceCase(
       const tripsBefore = await roundTrips();
       const startedAt = performance.now();
       const { peakRssMb } = await sut.workers.whileWriting(() =>
-        peakRss(() => driver.run(seconds, write, onAck)),
+        phases.around(() => peakRss(() => driver.run(seconds, write, onAck))),
       );
       tally.peakRssMb = Math.max(tally.peakRssMb, peakRssMb);
       await sut.runtime.parts.wal.settle();
@@ -584,6 +589,7 @@ async function openSluiceCase(
         ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
         shards: table.shards,
         ...figures(driven, rows),
+        ackPhases: phases.figures(),
         redisRoundTripsPerWrite: perWrite(tally.trips.total),
         redisRoundTripsPerShardWrite:
           tally.shardWrites === 0 ? null : round(tally.trips.total / tally.shardWrites, 3),
