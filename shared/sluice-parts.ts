@@ -10,6 +10,7 @@ import type { Logger } from './log.ts';
 import type { BaseManifestStore } from './lsm/base-manifest.ts';
 import type { ShardManifestStore } from './lsm/shard-manifest.ts';
 import type { ObjectCache } from './read/object-cache.ts';
+import type { SnapshotOverlays } from './read/snapshot-overlay.ts';
 import type { InflightMarks } from './redis/inflight-marks.ts';
 import type { PoisonCache } from './redis/poison-cache.ts';
 import type { SealCounters } from './redis/seal-counters.ts';
@@ -47,6 +48,7 @@ export interface SluiceParts {
   readonly catalog: TableCatalog;
   readonly wal: WalWriter;
   readonly cache: ObjectCache;
+  readonly overlays: SnapshotOverlays;
   readonly samplerIndex: SamplerIndex;
   readonly sealWatch: SealWatch;
   readonly ledger: FailureLedger;

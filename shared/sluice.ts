@@ -10,6 +10,7 @@ import type { Logger } from './log.ts';
 import { BaseManifestStore } from './lsm/base-manifest.ts';
 import { ShardManifestStore } from './lsm/shard-manifest.ts';
 import { ObjectCache } from './read/object-cache.ts';
+import { SnapshotOverlays } from './read/snapshot-overlay.ts';
 import type { RedisClient } from './redis/connection.ts';
 import { InflightMarks } from './redis/inflight-marks.ts';
 import { PoisonCache } from './redis/poison-cache.ts';
@@ -97,6 +98,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     catalog,
     wal: new WalWriter({ ...deps, manifests, seqAllocation, sealWatch, drops }),
     cache: new ObjectCache(store, config.limits.readCacheBytes),
+    overlays: new SnapshotOverlays(),
     samplerIndex: new SamplerIndex(redis, prefix),
     sealWatch,
     ledger: new FailureLedger({ redis, prefix, settings: config.scheduler, log }),

@@ -45,6 +45,7 @@ import { listWalAfter } from '../wal/frontier.ts';
 import { isHole, schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
 import { type CachedTable, derived, type ObjectCache } from './object-cache.ts';
 import { cutoffOf, expiringRuns } from './retention-cutoff.ts';
+import type { SnapshotOverlays } from './snapshot-overlay.ts';
 import { fileRun, type SortedRun, walRun } from './sorted-run.ts';
 
 export interface ReadDeps {
@@ -55,6 +56,8 @@ export interface ReadDeps {
   seqAllocation: SeqAllocation;
   poisonCache: PoisonCache;
   cache: ObjectCache;
+  /** What each snapshot's pending runs hide, and their key order, computed once per snapshot. */
+  overlays: SnapshotOverlays;
   /** A shard with this many pending generations refuses reads rather than fan out over all of them. */
   pendingRejectGenerations: number;
   /** Milliseconds since the epoch: the retention cutoff is taken from it. */

@@ -13,20 +13,21 @@
  * of the base.
  */
 import { type RecordBatch, Table } from 'apache-arrow';
-import { compareBytes, type KeyCodec, keyCodecFor } from '../arrow/key-codec.ts';
+import { type KeyCodec, keyCodecFor } from '../arrow/key-codec.ts';
 import { keyColumns } from '../arrow/schema.ts';
 import { takeRows } from '../arrow/take.ts';
 import { rangePredicate } from '../base/key-predicate.ts';
 import { scanBase } from '../base/pinned-read.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
-import { isAppendOnly, type TableDef } from '../table/table-def.ts';
-import { FULL_RANGE, type KeyRange, rangeId } from './key-range.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { FULL_RANGE, type KeyBound, type KeyRange, rangeId } from './key-range.ts';
+import { type OverlayOrder, seekKey } from './overlay-order.ts';
 import { projectRows, type RowRef } from './project-rows.ts';
 import { project, projectionOf } from './projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from './read-snapshot.ts';
 import { andVisible, cutoffOf } from './retention-cutoff.ts';
 import { decodeScanCursor, encodeScanCursor, type ScanCursor } from './scan-cursor.ts';
-import { hexKeysOf, type SortedRun, seek } from './sorted-run.ts';
+import type { SortedRun } from './sorted-run.ts';
 
 export interface ScanPage {
   rows: Table;
@@ -54,13 +55,6 @@ export interface ScanFilter {
   where: string;
   /** Whether row `i` of run `r` of the snapshot passes. */
   prepare(snapshot: ReadSnapshot): Promise<(r: number, i: number) => boolean>;
-}
-
-interface Cursor {
-  run: SortedRun;
-  /** Lower = newer; decides between runs holding the same key. */
-  rank: number;
-  at: number;
 }
 
 export async function scanRows(
@@ -117,6 +111,7 @@ export async function scanRows(
     const page = overlayPage(
       table,
       snapshot.runs,
+      deps.overlays.orderOf(table, snapshot),
       { afterKey: state.afterKey, range, passes },
       options.limit,
     );
@@ -127,8 +122,8 @@ export async function scanRows(
   }
   let baseDone = snapshot.base.lanceVersion === null;
   if (state.phase === 'base' && !baseDone && taken < options.limit) {
-    // An append-only table's pending rows are new rows: none of them replaces a base row.
-    const shadowed = isAppendOnly(table) ? new Set<string>() : overlayKeys(snapshot.runs);
+    // None on an append-only table, whose pending rows are all new rows (snapshot-overlay.ts).
+    const shadowed = deps.overlays.of(table, snapshot).keys;
     const codec = keyCodecFor(table.schema);
     const where = andVisible(
       table,
@@ -205,12 +200,14 @@ function expiredCursor(table: TableDef): SluiceError {
 }
 
 /**
- * Up to `limit` live overlay rows of the range after `afterKey` (or from the range's
- * start), in key order; `lastKey` is null when the overlay has no live row left after them.
+ * Up to `limit` live overlay rows of the range after `afterKey` (or from the range's start), in
+ * key order, sliced from the snapshot's overlay merged once (overlay-order.ts); `lastKey` is
+ * null when the overlay has no row of the range left after them.
  */
 function overlayPage(
   table: TableDef,
   runs: SortedRun[],
+  order: OverlayOrder,
   {
     afterKey,
     range,
@@ -218,121 +215,18 @@ function overlayPage(
   }: { afterKey: string | null; range: KeyRange; passes: (r: number, i: number) => boolean },
   limit: number,
 ): { rows: Table; lastKey: string | null } {
-  const after = afterKey === null ? null : new Uint8Array(Buffer.from(afterKey, 'hex'));
-  const start = (run: SortedRun) =>
-    after ? seek(run, after, true) : range.from ? seek(run, range.from.encoded) : 0;
-  const end = range.to?.encoded ?? null;
-  const heap = new CursorHeap(
-    runs
-      .map((run, rank) => ({ run, rank, at: start(run) }))
-      .filter((c) => c.at < c.run.size && (end === null || compareBytes(c.run.key(c.at), end) < 0)),
-  );
+  const hexOf = (bound: KeyBound | null) => (bound ? Buffer.from(bound.encoded).toString('hex') : null);
+  const from = hexOf(range.from);
+  const start = afterKey !== null ? seekKey(order, afterKey, true) : from !== null ? seekKey(order, from) : 0;
+  const to = hexOf(range.to);
+  const end = to === null ? order.keys.length : seekKey(order, to);
   const refs: RowRef[] = [];
-  let lastKey: Uint8Array | null = null;
-  while (refs.length < limit) {
-    const newest = heap.pop();
-    if (!newest) break;
-    const key = newest.run.key(newest.at);
-    if (end !== null && compareBytes(key, end) >= 0) {
-      heap.clear();
-      break;
-    }
-    heap.skipKey(key);
-    if (!newest.run.isDelete(newest.at) && passes(newest.rank, newest.at)) {
-      refs.push({ batches: newest.run.batches, position: newest.run.position(newest.at) });
-      lastKey = key;
-    }
-    heap.advance(newest);
+  let at = start;
+  for (; at < end && refs.length < limit; at++) {
+    const run = runs[order.runs[at]!]!;
+    const row = order.rows[at]!;
+    if (passes(order.runs[at]!, row)) refs.push({ batches: run.batches, position: run.position(row) });
   }
-  const more = refs.length === limit && heap.size > 0;
-  return {
-    rows: projectRows(table, refs),
-    lastKey: more && lastKey ? Buffer.from(lastKey).toString('hex') : null,
-  };
-}
-
-/** Every key the overlay holds, live or deleted: the base's row for it is superseded. */
-function overlayKeys(runs: SortedRun[]): Set<string> {
-  const keys = new Set<string>();
-  for (const run of runs) for (const key of hexKeysOf(run)) keys.add(key);
-  return keys;
-}
-
-/** A min-heap of run cursors ordered by (key, rank). */
-class CursorHeap {
-  private readonly items: Cursor[] = [];
-
-  constructor(cursors: Cursor[]) {
-    for (const cursor of cursors) this.push(cursor);
-  }
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  /** The range ended: no cursor left has a row in it. */
-  clear(): void {
-    this.items.length = 0;
-  }
-
-  pop(): Cursor | undefined {
-    const top = this.items[0];
-    const last = this.items.pop();
-    if (top && last && top !== last) {
-      this.items[0] = last;
-      this.down(0);
-    }
-    return top;
-  }
-
-  /** Moves `cursor` (already popped) to its next row and back into the heap, if it has one. */
-  advance(cursor: Cursor): void {
-    cursor.at++;
-    if (cursor.at < cursor.run.size) this.push(cursor);
-  }
-
-  /** Older versions of `key` in other runs are shadowed by the one just taken. */
-  skipKey(key: Uint8Array): void {
-    for (;;) {
-      const top = this.items[0];
-      if (!top || compareBytes(top.run.key(top.at), key) !== 0) return;
-      this.pop();
-      this.advance(top);
-    }
-  }
-
-  private push(cursor: Cursor): void {
-    this.items.push(cursor);
-    this.up(this.items.length - 1);
-  }
-
-  private less(a: Cursor, b: Cursor): boolean {
-    return (compareBytes(a.run.key(a.at), b.run.key(b.at)) || a.rank - b.rank) < 0;
-  }
-
-  private up(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(this.items[i]!, this.items[parent]!)) return;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-
-  private down(i: number): void {
-    for (;;) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let smallest = i;
-      if (left < this.items.length && this.less(this.items[left]!, this.items[smallest]!)) smallest = left;
-      if (right < this.items.length && this.less(this.items[right]!, this.items[smallest]!)) smallest = right;
-      if (smallest === i) return;
-      this.swap(i, smallest);
-      i = smallest;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    [this.items[a], this.items[b]] = [this.items[b]!, this.items[a]!];
-  }
+  const more = refs.length === limit && at < end;
+  return { rows: projectRows(table, refs), lastKey: more ? order.keys[at - 1]! : null };
 }

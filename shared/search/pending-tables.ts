@@ -26,7 +26,6 @@ import type { SortedRun } from '../read/sorted-run.ts';
 import type { Metric } from '../table/index-decl.ts';
 import { isVectorIndex } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { SearchOverlays } from './search-overlay.ts';
 
 export const ROW_COLUMN = '_sluice_row';
 export const GENERATION_COLUMN = '_sluice_gen';
@@ -73,8 +72,6 @@ interface Entry {
 }
 
 export class PendingTables {
-  /** What the snapshots' runs supersede, kept beside their tables: both are pure functions of the runs. */
-  readonly overlays = new SearchOverlays();
   private readonly lru: LRUCache<string, Entry>;
   /** The jobs waiting, per table: each `prepare` replaces its table's, so none goes stale. */
   private readonly waiting = new Map<string, { def: TableDef; jobs: PendingJob[] }>();

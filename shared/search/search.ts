@@ -52,7 +52,7 @@ export async function searchRows(
   const snapshot = await readSnapshot(deps, table, shards, { signal });
   // I10: the base and every pending table are prefiltered on the snapshot's retention cutoff.
   const request = { ...asked, filter: andVisible(table, snapshot.cutoff, asked.filter) };
-  const overlay = deps.pendingTables.overlays.of(table, snapshot);
+  const overlay = deps.overlays.of(table, snapshot);
   const columns = projection.read.fields.map((f) => f.name);
   const plan = pendingGroups(table, snapshot, (key) => deps.pendingTables.isBuilt(key));
   deps.pendingTables.prepare(

@@ -77,6 +77,29 @@ describe('reads of the Lance base while merges and optimize run (I10)', () => {
     expect(await lookupJson(h.sluice, 'paged', 31)).toEqual(eventRows(31, 31, 1)[0]);
   });
 
+  it("the pages of a scan merge its snapshot's overlay once, and a scan of the same snapshot reuses it", async () => {
+    await h.createTable(eventsTable('reuse', { shards: 2 }));
+    await flushedGeneration(h.sluice, 'reuse', eventRows(1, 40, 1));
+    await h.sluice.tableWork.merge('reuse');
+    await flushedGeneration(h.sluice, 'reuse', eventRows(30, 60, 2));
+    await writeRows(h.sluice, 'reuse', eventRows(55, 70, 3));
+    await h.sluice.writes.delete('reuse', [35, 65]);
+    const live = [
+      ...eventRows(1, 29, 1),
+      ...eventRows(30, 34, 2),
+      ...eventRows(36, 54, 2),
+      ...eventRows(55, 64, 3),
+      ...eventRows(66, 70, 3),
+    ];
+    const before = h.parts.overlays.computations;
+    // Pages of 7: five of the overlay's 39 live rows, then the base's 29 the overlay leaves.
+    expect(await readAll(h.sluice, 'reuse', 7)).toEqual(live);
+    // One merge of the overlay in key order, and one set of the keys it hides in the base.
+    expect(h.parts.overlays.computations - before).toBe(2);
+    expect(await readAll(h.sluice, 'reuse', 5)).toEqual(live);
+    expect(h.parts.overlays.computations - before).toBe(2);
+  });
+
   it('lookups and scans stay exact while merges and an optimize run concurrently with them', async () => {
     await h.createTable(eventsTable('busy', { shards: 2, settings: { maxGenerationsPerMerge: 1 } }));
     await flushedGeneration(h.sluice, 'busy', eventRows(1, 40, 1));
