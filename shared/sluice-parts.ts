@@ -20,6 +20,7 @@ import type { DrainFlags } from './scheduler/drain.ts';
 import type { FailureLedger } from './scheduler/failure-ledger.ts';
 import type { OptimizeRequests } from './scheduler/optimize-requests.ts';
 import type { SamplerIndex } from './scheduler/sampler-index.ts';
+import type { FilterPasses } from './search/filter-passes.ts';
 import type { PendingTables } from './search/pending-tables.ts';
 import type { FilterCheck } from './search/search-filter.ts';
 import type { ObjectStore } from './store/object-store.ts';
@@ -58,6 +59,7 @@ export interface SluiceParts {
   readonly indexDeclarations: IndexDeclarations;
   readonly pendingTables: PendingTables;
   readonly filterCheck: FilterCheck;
+  readonly filterPasses: FilterPasses;
   /** The live definition of a table: TABLE_NOT_FOUND once it is dropped (table-lookup.ts). */
   table(name: string): Promise<TableDef>;
   /** The definition a write goes to; a dropped table is refused by the write's WAL allocation. */

@@ -21,6 +21,7 @@ import { DrainFlags } from './scheduler/drain.ts';
 import { FailureLedger } from './scheduler/failure-ledger.ts';
 import { OptimizeRequests } from './scheduler/optimize-requests.ts';
 import { SamplerIndex } from './scheduler/sampler-index.ts';
+import { FilterPasses } from './search/filter-passes.ts';
 import { PendingTables } from './search/pending-tables.ts';
 import { FilterCheck } from './search/search-filter.ts';
 import { Reads } from './services/reads.ts';
@@ -108,6 +109,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     indexDeclarations: new IndexDeclarations(store),
     pendingTables: new PendingTables(config.limits.searchCacheBytes),
     filterCheck: new FilterCheck(),
+    filterPasses: new FilterPasses(),
     table: (name) => lookup.get(name),
     tableForWrite: (name) => lookup.forWrite(name),
     whileLive: (name, read) => lookup.whileLive(name, read),

@@ -1,8 +1,9 @@
 /**
  * A search with a filter and neither vector nor text is a scan of the rows the filter passes,
  * paged like any scan (shared/read/scan.ts): Lance filters the base, and each pending run's
- * table in memory (pending-tables.ts) answers which of its rows pass, so both sides read the
- * filter the same way. The newest value of a key decides whether the key is answered.
+ * table in memory (pending-tables.ts) answers which of its rows pass, once per run and filter
+ * (filter-passes.ts), so both sides read the filter the same way. The newest value of a key
+ * decides whether the key is answered.
  */
 import { createHash } from 'node:crypto';
 import type { ReadSnapshot } from '../read/read-snapshot.ts';
@@ -35,20 +36,23 @@ async function passingRows(
 ): Promise<Set<number>> {
   const run = snapshot.runs[r]!;
   const { key, generation } = snapshot.sources[r]!;
-  const held = await deps.pendingTables.of(cacheKeyOf(table, key), [{ run, generation }], table);
-  try {
-    if (held.table === null) return new Set();
-    const request = {
-      query: { kind: 'filter' as const },
-      k: run.size,
-      filter,
-      columns: null,
-      withScore: false,
-      after: null,
-    };
-    const batches = await runSearch(held.table.handle, request, [ROW_COLUMN], run.size);
-    return new Set(batches.flatMap((batch) => [...batch.getChild(ROW_COLUMN)!] as number[]));
-  } finally {
-    held.release();
-  }
+  const runKey = cacheKeyOf(table, key);
+  return deps.filterPasses.of(runKey, filter, async () => {
+    const held = await deps.pendingTables.of(runKey, [{ run, generation }], table);
+    try {
+      if (held.table === null) return new Set<number>();
+      const request = {
+        query: { kind: 'filter' as const },
+        k: run.size,
+        filter,
+        columns: null,
+        withScore: false,
+        after: null,
+      };
+      const batches = await runSearch(held.table.handle, request, [ROW_COLUMN], run.size);
+      return new Set(batches.flatMap((batch) => [...batch.getChild(ROW_COLUMN)!] as number[]));
+    } finally {
+      held.release();
+    }
+  });
 }

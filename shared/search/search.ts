@@ -19,6 +19,7 @@ import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
 import { andVisible } from '../read/retention-cutoff.ts';
 import type { TableDef } from '../table/table-def.ts';
+import type { FilterPasses } from './filter-passes.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
 import { GENERATION_COLUMN, type PendingMember, PendingTables, ROW_COLUMN } from './pending-tables.ts';
@@ -26,6 +27,7 @@ import type { SearchRequest } from './search-request.ts';
 
 export interface SearchDeps extends ReadDeps {
   pendingTables: PendingTables;
+  filterPasses: FilterPasses;
 }
 
 export interface SearchAnswer {

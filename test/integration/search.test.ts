@@ -206,9 +206,17 @@ describe('search over the base and every pending row', () => {
       } while (after);
       return ids;
     };
+    const def = await h.sluice.tables.describe('flat');
+    const runs = (await readSnapshot(h.parts, def, [...Array(def.shards).keys()])).runs.length;
+    expect(runs).toBeGreaterThan(1);
+    const asked = h.parts.filterPasses.computations;
     // 0-59 said walrus in the base and say seal now; 60-89 are deleted: only 90-399 still say walrus.
     const walrus = await pages("body LIKE 'walrus%'");
     expect(walrus).toHaveLength(310);
+    // Each pending run's table was asked once for the filter, not once per page, and not again.
+    expect(h.parts.filterPasses.computations - asked).toBe(runs);
+    expect(await pages("body LIKE 'walrus%'")).toEqual(walrus);
+    expect(h.parts.filterPasses.computations - asked).toBe(runs);
     expect([...walrus].sort((a, b) => a - b)).toEqual(Array.from({ length: 310 }, (_, i) => 90 + i));
     expect((await pages("body LIKE 'seal%'")).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 60 }, (_, i) => i),
