@@ -349,6 +349,19 @@ export const bytesWritten = new Counter({
   registers: [registry],
 });
 
+export const overlayComputations = new Counter({
+  name: 'sluice_read_overlay_computations_total',
+  help: 'Pending overlays merged for a read snapshot (`keys`, `order`) rather than reused from an earlier page or read',
+  labelNames: ['what'] as const,
+  registers: [registry],
+});
+
+export const filterRunAsks = new Counter({
+  name: 'sluice_search_filter_run_asks_total',
+  help: 'Pending runs a filtered scan asked which rows its filter passes, rather than reusing the answer',
+  registers: [registry],
+});
+
 export const bytesRead = new Counter({
   name: 'sluice_read_bytes_total',
   help: 'Response body bytes of answered lookups and scans',

@@ -9,6 +9,7 @@
  * reuses them, where a scan with 100 pending generations had rebuilt the key set on each page.
  */
 import { LRUCache } from 'lru-cache';
+import { overlayComputations } from '../metrics.ts';
 import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { type OverlayOrder, overlayOrder } from './overlay-order.ts';
 import type { ReadSnapshot } from './read-snapshot.ts';
@@ -27,15 +28,8 @@ const MAX_KEYS = 4_000_000;
 export class SnapshotOverlays {
   private readonly overlays = keptBy<Overlay>((overlay) => overlay.keys.size);
   private readonly orders = keptBy<OverlayOrder>((order) => order.keys.length);
-  private computed = 0;
-
-  /** How many overlays and orders were computed rather than reused: what a test of the reuse counts. */
-  get computations(): number {
-    return this.computed;
-  }
-
   of(table: TableDef, snapshot: ReadSnapshot): Overlay {
-    return this.kept(this.overlays, idOf(table, snapshot), () => overlayOf(table, snapshot));
+    return this.kept(this.overlays, idOf(table, snapshot), 'keys', () => overlayOf(table, snapshot));
   }
 
   /**
@@ -44,14 +38,19 @@ export class SnapshotOverlays {
    */
   orderOf(table: TableDef, snapshot: ReadSnapshot): OverlayOrder {
     const id = `${idOf(table, snapshot)}\n@${snapshot.cutoff}`;
-    return this.kept(this.orders, id, () => overlayOrder(snapshot.runs));
+    return this.kept(this.orders, id, 'order', () => overlayOrder(snapshot.runs));
   }
 
-  private kept<T extends object>(lru: LRUCache<string, T>, id: string, compute: () => T): T {
+  private kept<T extends object>(
+    lru: LRUCache<string, T>,
+    id: string,
+    what: 'keys' | 'order',
+    compute: () => T,
+  ): T {
     let value = lru.get(id);
     if (value === undefined) {
       value = compute();
-      this.computed++;
+      overlayComputations.inc({ what });
       lru.set(id, value);
     }
     return value;

@@ -6,6 +6,7 @@
  * pending run's table again, a LanceDB query per run per page.
  */
 import { LRUCache } from 'lru-cache';
+import { filterRunAsks } from '../metrics.ts';
 
 /** Row indexes kept across the answers held: about 20 bytes each in a Set. */
 const MAX_ROWS = 4_000_000;
@@ -15,13 +16,6 @@ export class FilterPasses {
     maxSize: MAX_ROWS,
     sizeCalculation: () => 1,
   });
-  private asked = 0;
-
-  /** How many runs were asked rather than answered from what was kept: what a test of the reuse counts. */
-  get computations(): number {
-    return this.asked;
-  }
-
   /**
    * The rows of the run whose table is `runKey` that `filter` passes: asked once, then kept
    * (counted by its size once known); a failed ask is forgotten.
@@ -30,7 +24,7 @@ export class FilterPasses {
     const id = `${runKey}\n${filter}`;
     const held = this.kept.get(id);
     if (held) return held;
-    this.asked++;
+    filterRunAsks.inc();
     const passing = ask();
     this.kept.set(id, passing);
     passing.then(
