@@ -54,14 +54,27 @@ export function expiringRuns(
   return runs.map((run) => {
     const times = timesOf(run, column);
     if (times.oldest >= edge) return run;
-    return {
+    const expiring: SortedRun = {
       size: run.size,
       batches: run.batches,
       key: (i) => run.key(i),
       isDelete: (i) => run.isDelete(i) || times.values[run.position(i)]! < edge,
       position: (i) => run.position(i),
     };
+    unexpiredRuns.set(expiring, run);
+    return expiring;
   });
+}
+
+const unexpiredRuns = new WeakMap<SortedRun, SortedRun>();
+
+/**
+ * The run with no cutoff applied: what is built from a run and kept across reads (a pending
+ * search table, which rows a filter passes) must not depend on the cutoff of the read that
+ * built it, since a scan cursor pins an older one; each read applies its own cutoff.
+ */
+export function unexpired(run: SortedRun): SortedRun {
+  return unexpiredRuns.get(run) ?? run;
 }
 
 interface RunTimes {

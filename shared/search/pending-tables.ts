@@ -22,6 +22,7 @@ import { LRUCache } from 'lru-cache';
 import { encodeIpcStream } from '../arrow/ipc.ts';
 import { type LanceTable, lanceArrowFromIPC, lanceDb } from '../base/lance-module.ts';
 import { projectRows, type RowRef } from '../read/project-rows.ts';
+import { unexpired } from '../read/retention-cutoff.ts';
 import type { SortedRun } from '../read/sorted-run.ts';
 import type { Metric } from '../table/index-decl.ts';
 import { isVectorIndex } from '../table/index-decl.ts';
@@ -246,7 +247,10 @@ async function buildTable(
   const refs: RowRef[] = [];
   const generations: number[] = [];
   const rowIndexes: number[] = [];
-  for (const { run, generation } of members) {
+  for (const member of members) {
+    // Kept across reads, so built without any read's retention cutoff: each read applies its own.
+    const run = unexpired(member.run);
+    const { generation } = member;
     for (let i = 0; i < run.size; i++) {
       if (run.isDelete(i)) continue;
       refs.push({ batches: run.batches, position: run.position(i) });

@@ -1,6 +1,8 @@
 /**
- * Review findings (review-35) on retention: each test here fails on the code as it is
- * ("fails: defect, not fixed"); the lead decides on the fix.
+ * A cursor pins its read's retention cutoff in every process: what a process builds from a
+ * pending run and keeps across reads (a search table, which rows a filter passes) is built
+ * without any read's cutoff, so a page served by a process that built it later, once rows
+ * had expired, still shows the rows the pinned cutoff shows.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type JsonRow, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
@@ -34,7 +36,7 @@ async function ids(sluice: Sluice, rows: Parameters<typeof tableToJsonRows>[1]):
   return tableToJsonRows(def.schema, rows).map((r) => Number(r.id));
 }
 
-describe('review findings: retention', () => {
+describe('retention cutoffs pinned by a cursor', () => {
   let h: Harness;
   let other: OpenedSluice;
   let now: number;
