@@ -5,7 +5,7 @@ import { outcomeOf, writeDuration, writeRows } from '../metrics.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { type AppendResult, ackOfNotedPut, appendRows, deleteKeys } from '../wal/append.ts';
-import { settleNotedPuts } from '../wal/settle-notes.ts';
+import { settleNotedPuts } from '../wal/seq-decision.ts';
 import type { NotedPut, WalWrite } from '../wal/wal-entry.ts';
 
 export class Writes {

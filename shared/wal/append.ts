@@ -36,7 +36,7 @@ export function appendRows(
   return append(wal, table, 'batches' in rows ? rows.batches : [rows], OP_UPSERT, beforePut);
 }
 
-/** The ack of an append whose noted put landed (shared/wal/settle-notes.ts). */
+/** The ack of an append whose noted put landed (shared/wal/seq-decision.ts). */
 export function ackOfNotedPut(put: NotedPut): AppendResult {
   return { acked: put.rows, shards: [{ shard: put.shard, seq: put.seq }] };
 }

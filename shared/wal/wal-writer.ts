@@ -41,8 +41,9 @@ import { notFound, type TableDrops } from '../table/table-drops.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import type { ManifestReader } from './manifest-reader.ts';
 import { PutPipeline } from './put-pipeline.ts';
+import { decideSeq } from './seq-decision.ts';
 import { syncShard } from './shard-sync.ts';
-import { decodeWalEntry, encodeHole, encodeWalEntry, type NotedPut, type WalWrite } from './wal-entry.ts';
+import { decodeWalEntry, encodeWalEntry, type NotedPut, type WalWrite } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
 
 export interface WalWriterDeps {
@@ -225,7 +226,7 @@ export class WalWriter {
         let landed: boolean;
         timing.putStartedAt = performance.now();
         try {
-          landed = await this.putEntry(table, shard, seq, body, staging);
+          landed = await this.putEntry(table, shard, seq, { body, entry: entryId }, staging);
           timing.putEndedAt = performance.now();
         } finally {
           if (lane.sealWanted) this.runBackground(lane);
@@ -389,7 +390,7 @@ export class WalWriter {
     table: TableDef,
     shard: number,
     seq: number,
-    body: Uint8Array,
+    { body, entry }: { body: Uint8Array; entry: string },
     staging: Promise<StagedObject> | null,
   ): Promise<boolean> {
     const key = walKey(table.name, shard, seq);
@@ -403,7 +404,7 @@ export class WalWriter {
     } catch (err) {
       walPuts.inc({ outcome: outcomeOf(err) });
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
-        const settled = await this.settleUnknownPut(key, seq, body);
+        const settled = await this.settleUnknownPut(key, seq, entry);
         if (settled === 'landed') return true;
         walRedisRoundTrips.inc({ step: 'abandon' });
         await this.deps.seqAllocation.abandon(table.name, shard, seq).catch(() => undefined);
@@ -426,27 +427,22 @@ export class WalWriter {
 
   /**
    * Decides a put whose outcome is unknown (its answer lost, or its deadline passed while it
-   * may still land) as a seal decides a hole: a tombstone put-if-absent at its seq. Landed,
-   * the entry can never land after it; refused, the object there is read back — these very
-   * bytes (every entry's are unique) mean the entry landed. Unknown when the store does not
+   * may still land) as a seal decides a hole (`decideSeq`); unknown when the store does not
    * answer this either (docs/design.md, "Write").
    */
   private async settleUnknownPut(
     key: string,
     seq: number,
-    body: Uint8Array,
+    entry: string,
   ): Promise<'landed' | 'tombstoned' | 'unknown'> {
-    try {
-      await withDeadline(this.deps.config.wal.putTimeoutMs, (signal) =>
-        this.deps.store.putIfAbsent(key, encodeHole(seq), { signal }),
-      );
-      return 'tombstoned';
-    } catch (err) {
-      if (!isSluiceError(err, 'PRECONDITION_FAILED')) return 'unknown';
-    }
-    const existing = await this.deps.store.get(key).catch(() => null);
-    if (existing === null) return 'unknown';
-    return Buffer.compare(existing.body, body) === 0 ? 'landed' : 'tombstoned';
+    const decided = await decideSeq(
+      this.deps.store,
+      key,
+      seq,
+      entry,
+      this.deps.config.wal.putTimeoutMs,
+    ).catch(() => 'unknown' as const);
+    return decided === 'gone' ? 'unknown' : decided;
   }
 
   /**
@@ -564,11 +560,6 @@ class EntryTiming {
   }
 }
 
-/**
- * Whether the shard's seal should run now rather than after `sealDelayMs`: once the unsealed
- * bytes fill most of a generation. Not all of it, so that what lands while the seal starts
- * still fits in that generation instead of being cut into a small one of its own.
- */
 /** Every write that asks to know where its entry goes is told before the put (`WalWrite.beforePut`). */
 async function notePut(writes: readonly WalWrite[], put: Omit<NotedPut, 'rows'>): Promise<void> {
   const noting = writes.filter((w) => w.beforePut);
@@ -577,6 +568,11 @@ async function notePut(writes: readonly WalWrite[], put: Omit<NotedPut, 'rows'>)
   await Promise.all(noting.map((w) => w.beforePut!({ ...put, rows: w.batch.numRows })));
 }
 
+/**
+ * Whether the shard's seal should run now rather than after `sealDelayMs`: once the unsealed
+ * bytes fill most of a generation. Not all of it, so that what lands while the seal starts
+ * still fits in that generation instead of being cut into a small one of its own.
+ */
 function sealIsUrgent(lane: Lane): boolean {
   return lane.unsealedBytes >= lane.table.settings.maxGenerationBytes * URGENT_SEAL_SHARE;
 }

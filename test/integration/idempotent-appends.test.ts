@@ -2,7 +2,7 @@
  * I20 on a real store and Redis: a request to an append-only table retried under its
  * Idempotency-Key lands once even when its first writer went away — after its put landed,
  * or before its put did — because the retry decides the first writer's noted puts at the
- * store (shared/idempotency.ts, shared/wal/settle-notes.ts).
+ * store (shared/idempotency.ts, shared/wal/seq-decision.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type JsonRow, jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
