@@ -47,8 +47,6 @@ export interface FlushOptions {
  * small entries is then read in one or two request latencies rather than one per eight.
  */
 const WAL_READ_CONCURRENCY = 32;
-/** A version this process saw at most this long ago is the guess a flush reads ahead on. */
-const KNOWN_MANIFEST_MS = 2_000;
 
 /** Flushes every sealed generation of the shard, lowest first; returns the generations this call committed. */
 export async function flushShard(
@@ -143,7 +141,7 @@ function readAheadOf(run: ShardFlush, generation: SealedGeneration): ReadAhead {
  * guess decides nothing, and on S3 the range's GETs no longer wait for the manifest's.
  */
 function guessAhead(run: ShardFlush): ReadAhead | null {
-  const known = run.deps.manifests.known(run.table.name, run.shard, KNOWN_MANIFEST_MS);
+  const known = run.deps.manifests.known(run.table.name, run.shard);
   const first = known?.sealed[0];
   return first ? readAheadOf(run, first) : null;
 }

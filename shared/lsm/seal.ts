@@ -40,11 +40,6 @@ export interface SealOutcome {
 }
 
 const MAX_PLANS = 8;
-/**
- * A version this process saw at most this long ago starts the seal's listing beside its
- * read: a few seals' worth of entries more at most, even where other processes sealed meanwhile.
- */
-const KNOWN_MANIFEST_MS = 2_000;
 /** Entries whose row count Redis lacks, read at once. */
 const ROW_COUNT_READS = 32;
 /** The next seal never comes sooner than this after one ended. */
@@ -146,7 +141,7 @@ function listBesideRead(
   shard: number,
   signal?: AbortSignal,
 ): Promise<WalObject[]> | null {
-  const known = deps.manifests.known(table, shard, KNOWN_MANIFEST_MS);
+  const known = deps.manifests.known(table, shard);
   if (!known) return null;
   const listing = listWalAfter(deps.store, table, shard, known.sealedThrough, signal);
   listing.catch(() => undefined);

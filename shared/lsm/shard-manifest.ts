@@ -126,6 +126,9 @@ function parseId(id: string): { table: string; shard: number } {
   return { table: id.slice(0, slash), shard: Number(id.slice(slash + 1)) };
 }
 
+/** How recent a version this process saw must be to serve as a guess (`known`). */
+const KNOWN_MANIFEST_MS = 2_000;
+
 export class ShardManifestStore {
   private readonly documents: VersionedDocuments<ShardManifest>;
 
@@ -150,11 +153,13 @@ export class ShardManifestStore {
   }
 
   /**
-   * The latest version this process has seen within `maxAgeMs`, without a request: a guess
-   * to start reads on beside the manifest's read, never something to decide on.
+   * The latest version this process has seen lately, without a request: a guess to start
+   * reads on beside the manifest's read (the seal's listing, the flush's range), never
+   * something to decide on. Lately enough that a guess costs a few seals' worth of entries
+   * more at most, even where other processes sealed meanwhile.
    */
-  known(table: string, shard: number, maxAgeMs: number): ShardManifest | undefined {
-    return this.documents.known(documentId(table, shard), maxAgeMs);
+  known(table: string, shard: number): ShardManifest | undefined {
+    return this.documents.known(documentId(table, shard), KNOWN_MANIFEST_MS);
   }
 
   readVersion(
