@@ -9,9 +9,9 @@ import { Hono } from 'hono';
 import { SluiceError } from '../shared/errors.ts';
 import type { Claim } from '../shared/idempotency.ts';
 import { bytesWritten } from '../shared/metrics.ts';
-import { isAppendOnly, type TableDef } from '../shared/table/table-def.ts';
+import type { TableDef } from '../shared/table/table-def.ts';
 import type { AppendResult } from '../shared/wal/append.ts';
-import type { NotedPut, WalWrite } from '../shared/wal/wal-entry.ts';
+import type { WalWrite } from '../shared/wal/wal-entry.ts';
 import type { ApiDeps } from './app.ts';
 import { type Body, readKeys, readRows } from './body.ts';
 import {
@@ -55,9 +55,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
       .update(`${c.req.method}\n${body.mediaType}\n`)
       .update(body.raw)
       .digest('hex');
-    const settle = isAppendOnly(def)
-      ? (notes: NotedPut[]) => sluice.writes.settleNoted(def.name, notes)
-      : undefined;
+    const settle = sluice.writes.retrySettle(def);
     const request = { table: def.name, key, fingerprint, ...(settle && { settle }) };
     const outcome = await idempotency.run(request, counted, c.var.signal);
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');

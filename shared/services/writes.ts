@@ -1,9 +1,10 @@
 /** Upserts and deletes of a table's rows, each measured by its outcome. */
 import type { RecordBatch, Table } from 'apache-arrow';
 import { isSluiceError } from '../errors.ts';
+import type { SettleNotes } from '../idempotency.ts';
 import { outcomeOf, writeDuration, writeRows } from '../metrics.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
-import type { TableDef } from '../table/table-def.ts';
+import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { type AppendResult, ackOfNotedPut, appendRows, deleteKeys } from '../wal/append.ts';
 import { settleNotedPuts } from '../wal/seq-decision.ts';
 import type { NotedPut, WalWrite } from '../wal/wal-entry.ts';
@@ -24,6 +25,16 @@ export class Writes {
     return measureWrite('upsert', rows.numRows, () =>
       this.#write(tableName, rows.numRows, (def) => appendRows(this.#parts.wal, def, rows, beforePut)),
     );
+  }
+
+  /**
+   * How a retry under an Idempotency-Key decides its first attempt's noted puts, for the
+   * tables that need it: an append retried in full would land twice, an upsert or a delete
+   * would change nothing more (I20). Undefined for keyed tables.
+   */
+  retrySettle(table: TableDef): SettleNotes<AppendResult> | undefined {
+    if (!isAppendOnly(table)) return undefined;
+    return (notes) => this.settleNoted(table.name, notes);
   }
 
   /** The ack of the noted put that landed, of an append whose writer went away; null when none did. */
