@@ -72,7 +72,7 @@ export function rowRoutes({ sluice, idempotency, requireScope }: ApiDeps): Hono<
       : sluice.tables.describe(tableParam(c));
 
   app.post('/v1/tables/:t/rows', requireScope('write'), async (c) => {
-    const def = await writeTable(c);
+    const def = await sluice.tables.forRows(await writeTable(c));
     const body = await readRows(c, def, limits, (seen) => sluice.tables.refresh(def.name, seen));
     return ack(c, def, body, (beforePut) => sluice.writes.append(def.name, body.value, beforePut));
   });

@@ -26,6 +26,7 @@ import type { FilterCheck } from './search/search-filter.ts';
 import type { ObjectStore } from './store/object-store.ts';
 import type { TableCatalog } from './table/catalog.ts';
 import type { IndexDeclarations } from './table/index-declarations.ts';
+import type { SchemaMarks } from './table/schema-marks.ts';
 import type { TableDef } from './table/table-def.ts';
 import type { TableDrops } from './table/table-drops.ts';
 import type { WalWriter } from './wal/wal-writer.ts';
@@ -56,6 +57,7 @@ export interface SluiceParts {
   readonly drains: DrainFlags;
   readonly optimizeRequests: OptimizeRequests;
   readonly drops: TableDrops;
+  readonly schemaMarks: SchemaMarks;
   readonly indexDeclarations: IndexDeclarations;
   readonly pendingTables: PendingTables;
   readonly filterCheck: FilterCheck;

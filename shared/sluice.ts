@@ -37,6 +37,7 @@ import { hintsFor } from './store/versioned-document.ts';
 import { TableCatalog } from './table/catalog.ts';
 import { IndexDeclarations } from './table/index-declarations.ts';
 import { SchemaDocuments } from './table/schema-documents.ts';
+import { SchemaMarks } from './table/schema-marks.ts';
 import { TableDrops } from './table/table-drops.ts';
 import { TableLookup } from './table/table-lookup.ts';
 import { WalWriter } from './wal/wal-writer.ts';
@@ -81,7 +82,8 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
   const sealWatch = new SealWatch(redis, prefix);
   const catalog = new TableCatalog(store, config.tableDefaults, new SchemaDocuments(store, hints));
   const drops = new TableDrops({ redis, prefix, store });
-  const lookup = new TableLookup(catalog, drops);
+  const schemaMarks = new SchemaMarks(redis, prefix);
+  const lookup = new TableLookup(catalog, drops, schemaMarks);
   const parts: SluiceParts = {
     config,
     store,
@@ -106,6 +108,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     drains: new DrainFlags({ redis, prefix, store }),
     optimizeRequests: new OptimizeRequests(redis, prefix),
     drops,
+    schemaMarks,
     indexDeclarations: new IndexDeclarations(store),
     pendingTables: new PendingTables(config.limits.searchCacheBytes),
     filterCheck: new FilterCheck(),

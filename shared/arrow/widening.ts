@@ -6,6 +6,7 @@
 
 import type { DataType } from 'apache-arrow';
 import { type ColumnKind, columnTypeOfArrow } from './column-type.ts';
+import type { TableSchema } from './schema.ts';
 
 const WIDER: Partial<Record<ColumnKind, ColumnKind>> = { int32: 'int64', float32: 'float64' };
 
@@ -19,4 +20,14 @@ export function isWidening(from: DataType, to: DataType): boolean {
   const a = columnTypeOfArrow(from);
   const b = columnTypeOfArrow(to);
   return a !== null && b !== null && WIDER[a.kind] === b.kind;
+}
+
+/**
+ * Whether a process holding `schema` would take, rounded, values only a widening of one of
+ * its columns allows: every float64 parses as a float32, while an int64 past int32 is refused
+ * (and a key column never changes, nor is it ever a float). Such a process asks whether its
+ * definition is still the newest before it parses a write (docs/design.md, "Schema evolution").
+ */
+export function takesWidenedValues(schema: TableSchema): boolean {
+  return schema.fields.some((column) => column.type.kind === 'float32');
 }

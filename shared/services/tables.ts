@@ -78,8 +78,11 @@ export class Tables {
   /**
    * Adds columns (schema-change.ts; INVALID_SCHEMA, INVALID_SCHEMA_CHANGE: nothing changes).
    * Durable before it answers, so from then on a write naming them is taken in every process,
-   * which reads the definition again when its own refuses the write. The base gets them at
-   * its next merge, asked for now (unless drained) so that outside readers see them soon.
+   * which reads the definition again when its own refuses the write. The schema mark is raised
+   * before the answer too, also by a retry whose first attempt died before raising it: a
+   * widening a process would not notice from the writes it takes reaches it through the mark.
+   * The base gets the columns at its next merge, asked for now (unless drained) so that
+   * outside readers see them soon.
    */
   async addColumns(
     name: string,
@@ -89,11 +92,20 @@ export class Tables {
     const before = await this.#lookup.get(name);
     const table = await this.#parts.catalog.changeColumns(name, input, signal);
     this.#lookup.replace(table);
+    await this.#parts.schemaMarks.raise(name, table.schema.version);
     if (table.schema.version === before.schema.version || (await this.isDrained(name, signal))) {
       return { table, jobId: null };
     }
     const { jobId } = await requestManualWork(this.#parts, 'merge', name, signal);
     return { table, jobId };
+  }
+
+  /**
+   * The definition a write's rows are parsed under: `table`, or a newer one when the schema
+   * mark says a change `table` would not notice from the rows was made (table-lookup.ts).
+   */
+  forRows(table: TableDef): Promise<TableDef> {
+    return this.#lookup.forRows(table);
   }
 
   /** The definition read again if the one held is at schema version `seen` or older. */

@@ -4,11 +4,14 @@
  * allocation refuses a dropped table itself (TableDrops). Only the columns of a table change
  * (schema-documents.ts), and only by growing: a process learns of a change when something
  * shows it — an object naming a newer schema version (`SCHEMA_OUTDATED`, `withFreshSchema`),
- * or a write the definition it holds refuses (`refresh`) — and then reads the definition
- * again (docs/design.md, "Schema evolution").
+ * a write the definition it holds refuses (`refresh`), or, for a definition that would take a
+ * widened column's values unrefused, the schema mark (`forRows`) — and then reads the
+ * definition again (docs/design.md, "Schema evolution").
  */
+import { takesWidenedValues } from '../arrow/widening.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { TableCatalog } from './catalog.ts';
+import type { SchemaMarks } from './schema-marks.ts';
 import type { TableDef } from './table-def.ts';
 import { type DroppedTable, notFound, type TableDrops } from './table-drops.ts';
 
@@ -18,6 +21,7 @@ export class TableLookup {
   constructor(
     private readonly catalog: TableCatalog,
     private readonly drops: TableDrops,
+    private readonly marks: SchemaMarks,
   ) {}
 
   async get(name: string): Promise<TableDef> {
@@ -65,10 +69,24 @@ export class TableLookup {
   async refresh(name: string, seen: number): Promise<TableDef> {
     const held = await this.cached(name);
     if (held.schema.version > seen) return held;
-    const loading = this.catalog.get(name);
-    this.tables.set(name, loading);
-    loading.catch(() => this.tables.delete(name));
-    return loading;
+    return this.load(name);
+  }
+
+  /**
+   * The definition a write's rows are parsed under: `def`, or the definition read again when
+   * the schema mark is ahead of it. Only a definition that would take a widened column's
+   * values unrefused asks the mark; no other pays a Redis call for it. A mark Redis lost is
+   * filled from the store, read after the mark was found missing, so the loss hides no change.
+   */
+  async forRows(def: TableDef): Promise<TableDef> {
+    if (!takesWidenedValues(def.schema)) return def;
+    const mark = await this.marks.read(def.name);
+    if (mark === null) {
+      const fresh = await this.load(def.name);
+      await this.marks.raise(def.name, fresh.schema.version);
+      return fresh;
+    }
+    return mark > def.schema.version ? this.refresh(def.name, mark - 1) : def;
   }
 
   /** The definition a change of its columns made: every later use in this process gets it. */
@@ -107,8 +125,11 @@ export class TableLookup {
   }
 
   private cached(name: string): Promise<TableDef> {
-    const known = this.tables.get(name);
-    if (known) return known;
+    return this.tables.get(name) ?? this.load(name);
+  }
+
+  /** The definition read from the store, kept for every later use in this process. */
+  private load(name: string): Promise<TableDef> {
     const loading = this.catalog.get(name);
     this.tables.set(name, loading);
     loading.catch(() => this.tables.delete(name));

@@ -1,8 +1,10 @@
 import { tableFromIPC } from 'apache-arrow';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type JsonRow, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
 import type { OpenedSluice } from '../../shared/sluice.ts';
+import { schemaMarkKey } from '../../shared/table/schema-marks.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveOtherProcess, serveTestApi, type TestApi } from '../support/harness-api.ts';
 import { spawnLogged } from '../support/logged-process.ts';
@@ -381,7 +383,8 @@ describe('schema evolution over HTTP, across processes', () => {
     const scanned = await other.call('GET', '/v1/tables/wide/rows?limit=10', admin);
     expect([scanned.status, scanned.json.rows ?? scanned.json.error]).toEqual([200, [{ id: 1, n: 5 }]]);
   });
-  it.skip('a float32 column widened to float64: a write after the ack keeps its float64 value in a process that held float32', async () => {
+  /** Table `floats` (f float32) widened to float64 through this process, the other holding version 1. */
+  async function widenWhileOtherHoldsFloat32(): Promise<void> {
     const admin = { token: api.tokens.all };
     await createPair(api, 'floats', { name: 'f', type: 'float32' });
     // The other process writes first, so it holds schema version 1 (f float32).
@@ -394,15 +397,64 @@ describe('schema evolution over HTTP, across processes', () => {
       json: { alter: [{ name: 'f', type: 'float64' }] },
     });
     expect(widened.status).toBe(200);
-    // After the change's ack, a client writes a float64 value through the other process.
+  }
+
+  /** A client writes 0.1 to row `id` through the other process; what this process reads back. */
+  async function writeTenthThroughOther(id: number): Promise<unknown> {
+    const admin = { token: api.tokens.all };
     const written = await other.call('POST', '/v1/tables/floats/rows', {
       ...admin,
-      json: { rows: [{ id: 2, f: 0.1 }] },
+      json: { rows: [{ id, f: 0.1 }] },
     });
     expect(written.status).toBe(200);
-    const read = await api.call('GET', '/v1/tables/floats/rows?key=2', admin);
-    expect(read.json.row).toEqual({ id: 2, f: 0.1 });
+    return (await api.call('GET', `/v1/tables/floats/rows?key=${id}`, admin)).json.row;
+  }
+
+  it('a float32 column widened to float64: a write after the ack keeps its float64 value in a process that held float32', async () => {
+    await widenWhileOtherHoldsFloat32();
+    // After the change's ack, a client writes a float64 value through the other process.
+    expect(await writeTenthThroughOther(2)).toEqual({ id: 2, f: 0.1 });
   });
+
+  it('a float32 column widened to float64: the write keeps its float64 value when Redis lost the schema mark, and the mark is back', async () => {
+    await widenWhileOtherHoldsFloat32();
+    const mark = schemaMarkKey(api.h.config.redisPrefix, 'floats');
+    expect(await api.h.redis.get(mark)).toBe('2');
+    // As after a Redis restart that lost the key: the other process must not take float32 for the newest.
+    await api.h.redis.del(mark);
+    expect(await writeTenthThroughOther(2)).toEqual({ id: 2, f: 0.1 });
+    expect(await api.h.redis.get(mark)).toBe('2');
+  });
+
+  it('a write asks Redis for the schema mark only when its table has a float32 column', async () => {
+    const admin = { token: api.tokens.all };
+    await createPair(api, 'floats', { name: 'f', type: 'float32' });
+    await createPair(api, 'doubles', { name: 'f', type: 'float64' });
+    const redis = api.h.redis as Redis;
+    const send = redis.sendCommand.bind(redis);
+    const markCalls = new Map<string, string[]>([
+      ['floats', []],
+      ['doubles', []],
+    ]);
+    vi.spyOn(redis, 'sendCommand').mockImplementation((...args: Parameters<Redis['sendCommand']>) => {
+      const [command] = args;
+      for (const [table, names] of markCalls)
+        if (command.args.includes(schemaMarkKey(api.h.config.redisPrefix, table))) names.push(command.name);
+      return send(...args);
+    });
+    for (const table of markCalls.keys()) {
+      for (const id of [1, 2]) {
+        const rows = [{ id, f: 0.5 }];
+        expect(
+          (await api.call('POST', `/v1/tables/${table}/rows`, { ...admin, json: { rows } })).status,
+        ).toBe(200);
+      }
+    }
+    // The float32 table's first write found no mark and filled it (evalsha, or eval when Redis lacked the script).
+    expect(markCalls.get('floats')!.filter((name) => name === 'get')).toEqual(['get', 'get']);
+    expect(markCalls.get('doubles')).toEqual([]);
+  });
+
   it('the merge the columns route asks for gives the base the column even when run by a worker that held the old definition', async () => {
     const admin = { token: api.tokens.all };
     const { h } = api;

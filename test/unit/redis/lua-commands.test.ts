@@ -11,6 +11,7 @@ import { TAKE_DUE_WATCHES } from '../../../shared/redis/seal-watch.ts';
 import { SHARD_COMMANDS } from '../../../shared/redis/shard-commands.ts';
 import { SHARD_KEY_ORDER, shardKeyList, shardKeys } from '../../../shared/redis/shard-keys.ts';
 import { LEDGER_SWAP } from '../../../shared/scheduler/failure-ledger.ts';
+import { RAISE_SCHEMA_MARK } from '../../../shared/table/schema-marks.ts';
 
 const COMMANDS: readonly LuaCommand<string, unknown>[] = [
   ...SHARD_COMMANDS,
@@ -18,6 +19,7 @@ const COMMANDS: readonly LuaCommand<string, unknown>[] = [
   IDEMPOTENCY_SETTLE,
   IDEMPOTENCY_NOTE,
   TAKE_DUE_WATCHES,
+  RAISE_SCHEMA_MARK,
 ];
 const COMMANDS_DIR = new URL('../../../shared/redis/commands/', import.meta.url);
 
