@@ -21,6 +21,7 @@ import {
 } from '../lsm/shard-manifest.ts';
 import { pendingGenerations, pendingWarnings } from '../metrics.ts';
 import type { TableCatalog } from '../table/catalog.ts';
+import type { SchemaMarks } from '../table/schema-marks.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { TableDrops } from '../table/table-drops.ts';
 import type { WorkKind } from './contracts.ts';
@@ -46,6 +47,7 @@ export interface SamplerDeps extends GcDeps, ReconcileDeps, LostSealDeps {
   gates: SchedulerGates;
   work: TableWork;
   drops: TableDrops;
+  schemaMarks: SchemaMarks;
   drains: { forget(table: string): Promise<void> };
 }
 
@@ -113,7 +115,8 @@ export async function samplerTick(deps: SamplerDeps, now = Date.now()): Promise<
 
 /**
  * Reconciles every shard of every table and marks them all for sampling; tells Redis again of
- * every drop and purges the dropped tables that are due.
+ * every drop and of every table's schema version (a mark lost with Redis, or behind a Redis
+ * restored from before a change), and purges the dropped tables that are due.
  */
 async function sweep(deps: SamplerDeps, now: number): Promise<void> {
   for (const table of await deps.catalog.listDropped()) {
@@ -126,6 +129,7 @@ async function sweep(deps: SamplerDeps, now: number): Promise<void> {
     }
   }
   for (const table of await deps.catalog.listAll()) {
+    await deps.schemaMarks.raise(table.name, table.schema.version);
     const shards = Array.from({ length: table.shards }, (_, shard) => shard);
     for (const shard of shards) await reconcileShard(deps, table.name, shard);
     await deps.index.markDirty(table.name, shards);

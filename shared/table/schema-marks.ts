@@ -5,7 +5,8 @@
  * a process holding an older definition whose values a change could widen unrefused reads it
  * before parsing a write (docs/design.md, "Schema evolution"). It is only ever raised: a
  * process filling it from an older read of the store cannot hide a newer change. Redis may
- * lose it; a write that finds none fills it from the store.
+ * lose it; a write that finds none fills it from the store, and the sampler's sweep raises
+ * it again for every table.
  */
 import type { RedisClient } from '../redis/connection.ts';
 import { luaCommand, runLuaCommand } from '../redis/lua-commands.ts';

@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type JsonRow, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { fromLanceArrow, lanceDb } from '../../shared/base/lance-module.ts';
+import { samplerTick } from '../../shared/scheduler/sampler.ts';
+import { samplerDeps } from '../../shared/services/sampler.ts';
 import type { OpenedSluice } from '../../shared/sluice.ts';
 import { schemaMarkKey } from '../../shared/table/schema-marks.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -424,6 +426,17 @@ describe('schema evolution over HTTP, across processes', () => {
     await api.h.redis.del(mark);
     expect(await writeTenthThroughOther(2)).toEqual({ id: 2, f: 0.1 });
     expect(await api.h.redis.get(mark)).toBe('2');
+  });
+
+  it("the sampler's sweep raises a schema mark left behind the table's version, as by a Redis restored from before the change", async () => {
+    await widenWhileOtherHoldsFloat32();
+    const mark = schemaMarkKey(api.h.config.redisPrefix, 'floats');
+    // A Redis restored from before the change: the other process would find its version current.
+    await api.h.redis.set(mark, '1');
+    await api.h.parts.samplerIndex.recordSweep(0);
+    await samplerTick(samplerDeps(api.h.parts), Date.now());
+    expect(await api.h.redis.get(mark)).toBe('2');
+    expect(await writeTenthThroughOther(2)).toEqual({ id: 2, f: 0.1 });
   });
 
   it('a write asks Redis for the schema mark only when its table has a float32 column', async () => {
