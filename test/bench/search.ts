@@ -1,10 +1,11 @@
 /**
  * `npm run bench -- search` (issue 34): search over the base and every pending row against
  * LanceDB's own search of the base alone, in one run. A one-shard table of
- * BENCH_SEARCH_ROWS (1,000,000) rows of 128-dimension random vectors is merged into the
+ * BENCH_SEARCH_ROWS (1,000,000) rows of 128-dimension vectors (search-vectors.ts: clustered, or
+ * BENCH_SEARCH_DATA=uniform) is merged into the
  * base and indexed (a declared `ivf_pq`, l2); then 0, 10 and 100 pending L0 generations of
  * 10,000 rows each are added (half of each overwrites base rows, half are new keys). For
- * every count, BENCH_SEARCH_QUERIES (50) random vectors, k 10, nprobes 40, refineFactor 10, each searched by Sluice
+ * every count, BENCH_SEARCH_QUERIES (50) vectors drawn as the rows are, k 10, nprobes 40, refineFactor 10, each searched by Sluice
  * (`reads.search`) and by LanceDB on the same Lance version, taking turns query by query:
  * p50/p99 of each, their ratio (goals: ≤ 1.5 with 10 generations, ≤ 2 with 100), and
  * recall@10 of each against the brute-force top 10 of the live rows (LanceDB misses the
@@ -48,6 +49,7 @@ import { seededRandom } from '../support/random.ts';
 import { deletePrefix } from '../support/redis.ts';
 import { benchDir } from './bench-dirs.ts';
 import { type BenchResult, progress } from './measure.ts';
+import { type VectorData, vectorDataOf, vectorSource } from './search-vectors.ts';
 
 const ROWS = Number(process.env.BENCH_SEARCH_ROWS) || 1_000_000;
 const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES) || 50;
@@ -93,9 +95,9 @@ const schema = new Schema([
   new Field('emb', new FixedSizeList(DIM, new Field('item', new Float32(), true)), false),
 ]);
 
-function batchOf(ids: number[], random: () => number, vectors: Vectors): RecordBatch {
+function batchOf(ids: number[], draw: () => Float32Array, vectors: Vectors): RecordBatch {
   const values = new Float32Array(ids.length * DIM);
-  for (let i = 0; i < values.length; i++) values[i] = random() * 2 - 1;
+  for (let i = 0; i < ids.length; i++) values.set(draw(), i * DIM);
   for (const [i, id] of ids.entries()) vectors.set(id, values.subarray(i * DIM, (i + 1) * DIM));
   const child = makeData({ type: new Float32(), length: values.length, data: values });
   const emb = makeData({ type: schema.fields[2]!.type as FixedSizeList, length: ids.length, child });
@@ -134,6 +136,8 @@ export async function* run(): AsyncIterable<BenchResult> {
   );
   const runtime = openRuntime(config, createLogger({ level: 'silent' }), new FsStore(dir));
   const random = seededRandom(34);
+  const data = vectorDataOf(process.env.BENCH_SEARCH_DATA);
+  const draw = vectorSource(data, DIM, ROWS, random);
   const vectors = new Vectors();
   try {
     await runtime.sluice.tables.create({
@@ -152,7 +156,7 @@ export async function* run(): AsyncIterable<BenchResult> {
     progress(`search: loading ${ROWS} rows of ${DIM} dimensions into the base`);
     for (let from = 0; from < ROWS; from += BATCH_ROWS) {
       const ids = Array.from({ length: Math.min(BATCH_ROWS, ROWS - from) }, (_, i) => from + i);
-      await runtime.sluice.writes.append(TABLE, batchOf(ids, random, vectors));
+      await runtime.sluice.writes.append(TABLE, batchOf(ids, draw, vectors));
       if ((from / BATCH_ROWS) % 10 === 9) await flushAll(runtime);
     }
     await flushAll(runtime);
@@ -166,11 +170,11 @@ export async function* run(): AsyncIterable<BenchResult> {
         const ids = Array.from({ length: GENERATION_ROWS }, (_, i) =>
           i % 2 === 0 ? Math.floor(random() * ROWS) : nextId++,
         );
-        await runtime.sluice.writes.append(TABLE, batchOf([...new Set(ids)], random, vectors));
+        await runtime.sluice.writes.append(TABLE, batchOf([...new Set(ids)], draw, vectors));
         await flushAll(runtime);
         pending++;
       }
-      yield await searchCase(runtime, dir, vectors, random, pending);
+      yield await searchCase(runtime, dir, vectors, draw, data, pending);
       if (pending === 0 || pending === PENDING.at(-1)) yield await scanCase(runtime, dir, pending);
     }
   } finally {
@@ -191,7 +195,8 @@ async function searchCase(
   runtime: Runtime,
   dir: string,
   vectors: Vectors,
-  random: () => number,
+  draw: () => Float32Array,
+  data: VectorData,
   pending: number,
 ): Promise<BenchResult> {
   const backgroundSeconds = await pendingTablesBuilt(runtime);
@@ -200,7 +205,7 @@ async function searchCase(
   const times = { sluice: [] as number[], lancedb: [] as number[] };
   const found = { sluice: 0, lancedb: 0 };
   for (let q = 0; q < QUERIES; q++) {
-    const query = Float32Array.from({ length: DIM }, () => random() * 2 - 1);
+    const query = draw();
     const truth = vectors.nearest(query, K);
     const sluice = async () => {
       const { rows } = await runtime.sluice.reads.search(TABLE, {
@@ -236,7 +241,7 @@ async function searchCase(
   const ratio = Math.round((percentile(times.sluice, 0.5) / percentile(times.lancedb, 0.5)) * 100) / 100;
   return {
     bench: 'search',
-    case: `vector-${ROWS}rows-${pending}pending`,
+    case: `vector-${data}-${ROWS}rows-${pending}pending`,
     system: 'ratio',
     queries: QUERIES,
     pendingRows: pending * GENERATION_ROWS,
