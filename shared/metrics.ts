@@ -362,6 +362,13 @@ export const filterRunAsks = new Counter({
   registers: [registry],
 });
 
+export const probedShares = new Histogram({
+  name: 'sluice_search_probed_share',
+  help: 'The share of its IVF partitions a vector search probed on the base, and alike on every indexed pending block (1: the base compared every row, and so did they)',
+  buckets: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.99, 1],
+  registers: [registry],
+});
+
 export const bytesRead = new Counter({
   name: 'sluice_read_bytes_total',
   help: 'Response body bytes of answered lookups and scans',

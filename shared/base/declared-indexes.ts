@@ -32,9 +32,7 @@ export async function buildIndexes(handle: LanceTable, table: TableDef, decls: r
 function lanceIndexConfig(decl: IndexDecl, dim: number, rows: number) {
   const { Index } = lanceDb();
   const distanceType = decl.metric ?? 'l2';
-  // Lance's own defaults assume large tables and dimensions divisible by 16 or 8.
-  const numPartitions =
-    decl.params?.numPartitions ?? Math.max(1, Math.min(256, Math.floor(Math.sqrt(rows / 16))));
+  const numPartitions = ivfPartitions(decl, rows);
   switch (decl.type) {
     case 'btree':
       return Index.btree();
@@ -51,6 +49,14 @@ function lanceIndexConfig(decl: IndexDecl, dim: number, rows: number) {
     case 'ivf_hnsw_sq':
       return Index.hnswSq({ distanceType, numPartitions });
   }
+}
+
+/**
+ * The IVF partitions of a declared vector index built on `rows` rows. Lance's own defaults
+ * assume large tables.
+ */
+export function ivfPartitions(decl: IndexDecl, rows: number): number {
+  return decl.params?.numPartitions ?? Math.max(1, Math.min(256, Math.floor(Math.sqrt(rows / 16))));
 }
 
 /** The most sub-vectors of 8 or 16 dimensions that divide `dim`; 1 when none do. */

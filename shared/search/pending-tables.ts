@@ -41,8 +41,8 @@ export interface PendingTable {
   handle: LanceTable;
   /** Full-text indexes built, by column. */
   fts: Map<string, Promise<void>>;
-  /** Vector indexes built, column → metric: a search by another metric bypasses them. */
-  vectorIndexes: Map<string, Metric>;
+  /** Vector indexes built, by column: a search by another metric bypasses them. */
+  vectorIndexes: Map<string, { metric: Metric; partitions: number }>;
 }
 
 /** A table a search holds; `release` once the search is done with it. */
@@ -146,7 +146,7 @@ export class PendingTables {
       const numPartitions = Math.max(1, Math.round(rows / ROWS_PER_PARTITION));
       const config = lanceDb().Index.ivfFlat({ distanceType: metric, numPartitions });
       await table.handle.createIndex(decl.column, { config });
-      table.vectorIndexes.set(decl.column, metric);
+      table.vectorIndexes.set(decl.column, { metric, partitions: numPartitions });
     }
   }
 
@@ -219,8 +219,9 @@ export class PendingTables {
 export const INDEX_ROWS = 10_000;
 
 /**
- * IVF partitions of a pending table's index: about this many rows each, so a search's
- * usual probes (LanceDB's 20 by default) read all of a block of 8 generations of 10,000 rows.
+ * IVF partitions of a pending table's index: about this many rows each. A search probes the
+ * share of them the base's index probes of its own (search.ts, `probedShare`), so a block of
+ * 8 generations of 10,000 rows (20 partitions) is read in steps of a twentieth.
  */
 const ROWS_PER_PARTITION = 4096;
 

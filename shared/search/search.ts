@@ -13,17 +13,22 @@ import { Float32, type RecordBatch, type Schema, Table, vectorFromArray } from '
 import { conformColumns } from '../arrow/conform-columns.ts';
 import { keyCodecFor } from '../arrow/key-codec.ts';
 import { takeRows } from '../arrow/take.ts';
+import { ivfPartitions } from '../base/declared-indexes.ts';
+import type { LanceTable } from '../base/lance-module.ts';
 import { assertHasColumns, columnsPresent } from '../base/pinned-read.ts';
 import { SluiceError } from '../errors.ts';
+import { probedShares } from '../metrics.ts';
 import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
 import { andVisible } from '../read/retention-cutoff.ts';
+import { indexName, isVectorIndex } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { FilterPasses } from './filter-passes.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
 import { GENERATION_COLUMN, type PendingMember, PendingTables, ROW_COLUMN } from './pending-tables.ts';
-import type { SearchRequest } from './search-request.ts';
+import { pendingProbes, probedShare } from './probe-share.ts';
+import type { SearchQuery, SearchRequest } from './search-request.ts';
 
 export interface SearchDeps extends ReadDeps {
   pendingTables: PendingTables;
@@ -61,15 +66,22 @@ export async function searchRows(
     table,
     plan.build.map((group) => ({ key: group.key, members: membersOf(snapshot, group) })),
   );
+  const version = snapshot.base.lanceVersion;
+  const handle = version === null ? null : await deps.datasets.at(table, version);
+  const share = probedShare(
+    await basePartitions(handle, table, request.query),
+    request.query.kind === 'vector' ? request.query.nprobes : null,
+  );
+  if (request.query.kind === 'vector') probedShares.observe(share);
   const [pending, base] = await Promise.all([
     Promise.all(
       plan.search.map((group) =>
-        searchGroup(deps, table, request, columns, snapshot, group, overlay.shadowedRows),
+        searchGroup(deps, table, request, columns, snapshot, group, overlay.shadowedRows, share),
       ),
     ),
-    snapshot.base.lanceVersion === null
+    handle === null || version === null
       ? []
-      : searchBase(deps, table, snapshot.base.lanceVersion, request, columns, overlay.keys),
+      : searchBase(deps, table, { handle, version }, request, columns, overlay.keys),
   ]);
   const ranked = rank(request, [...pending.flat(), ...base]).slice(0, request.k);
   return { rows: answer(request, projection.out, ranked), next: null };
@@ -84,6 +96,7 @@ async function searchGroup(
   snapshot: ReadSnapshot,
   group: PendingGroup,
   shadowedRows: readonly Set<number>[],
+  share: number,
 ): Promise<Candidate[]> {
   const superseded = group.runs.reduce((sum, r) => sum + shadowedRows[r]!.size, 0);
   const rows = group.runs.reduce((sum, r) => sum + snapshot.runs[r]!.size, 0);
@@ -98,12 +111,15 @@ async function searchGroup(
     const read = [...columns, GENERATION_COLUMN, ROW_COLUMN];
     // An index built for another metric would rank by the wrong distance.
     const indexed = pendingTable.vectorIndexes.get(query.kind === 'vector' ? query.column : '');
-    const flat = query.kind === 'vector' && indexed !== undefined && indexed !== query.metric;
+    const flat = query.kind === 'vector' && indexed !== undefined && indexed.metric !== query.metric;
     // IVF_FLAT's distances are exact: re-ranking them, as the base's refine factor asks for
     // its PQ codes' sake, would only read the rows again.
     const asked =
-      query.kind === 'vector' && indexed === query.metric
-        ? { ...request, query: { ...query, refineFactor: null } }
+      query.kind === 'vector' && indexed?.metric === query.metric
+        ? {
+            ...request,
+            query: { ...query, refineFactor: null, nprobes: pendingProbes(share, indexed.partitions) },
+          }
         : request;
     return await deepen(request.k, { dropped: superseded, rows }, async (limit) => {
       const batches = await runSearch(pendingTable.handle, asked, read, limit, { flat });
@@ -132,12 +148,11 @@ function membersOf(snapshot: ReadSnapshot, group: PendingGroup): PendingMember[]
 async function searchBase(
   deps: SearchDeps,
   table: TableDef,
-  version: number,
+  { handle, version }: { handle: LanceTable; version: number },
   request: SearchRequest,
   columns: readonly string[],
   shadowedKeys: Set<string>,
 ): Promise<Candidate[]> {
-  const handle = await deps.datasets.at(table, version);
   if (request.query.kind === 'text') await assertTextIndex(handle, table, request.query.column);
   const codec = keyCodecFor(table.schema);
   const rows = shadowedKeys.size === 0 ? 0 : await rowsOf(handle);
@@ -162,10 +177,41 @@ async function searchBase(
   });
 }
 
-/** A base version's row count, asked once per handle: a version never changes. */
-const baseRows = new WeakMap<object, Promise<number>>();
+/**
+ * The partitions of the base's vector index for this query (probe-share.ts): null when the
+ * base compares every row (no base yet, no index built, or one built for another metric).
+ */
+async function basePartitions(
+  handle: LanceTable | null,
+  table: TableDef,
+  query: SearchQuery,
+): Promise<number | null> {
+  if (query.kind !== 'vector' || handle === null) return null;
+  const decl = table.indexes.find((d) => d.column === query.column && isVectorIndex(d));
+  if (!decl || (decl.metric ?? 'l2') !== query.metric) return null;
+  let built = partitionsBuilt.get(handle);
+  if (!built) {
+    built = new Map();
+    partitionsBuilt.set(handle, built);
+  }
+  const name = indexName(decl);
+  let partitions = built.get(name);
+  if (!partitions) {
+    // Built on the rows it indexed (declared-indexes.ts), whatever was added since.
+    partitions = handle
+      .indexStats(name)
+      .then((stats) => (stats ? ivfPartitions(decl, stats.numIndexedRows) : null));
+    built.set(name, partitions);
+    partitions.catch(() => built.delete(name));
+  }
+  return partitions;
+}
 
-function rowsOf(handle: Awaited<ReturnType<SearchDeps['datasets']['at']>>): Promise<number> {
+/** A base version's row count, and its indexes' partitions, asked once per handle: a version never changes. */
+const baseRows = new WeakMap<object, Promise<number>>();
+const partitionsBuilt = new WeakMap<object, Map<string, Promise<number | null>>>();
+
+function rowsOf(handle: LanceTable): Promise<number> {
   let rows = baseRows.get(handle);
   if (!rows) {
     rows = handle.countRows();
@@ -202,11 +248,7 @@ async function deepen(
   }
 }
 
-async function assertTextIndex(
-  handle: Awaited<ReturnType<SearchDeps['datasets']['at']>>,
-  table: TableDef,
-  column: string,
-): Promise<void> {
+async function assertTextIndex(handle: LanceTable, table: TableDef, column: string): Promise<void> {
   const indexes = await handle.listIndices();
   if (indexes.some((index) => index.indexType === 'FTS' && index.columns.includes(column))) return;
   if ((await handle.countRows()) === 0) return;

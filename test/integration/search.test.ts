@@ -12,7 +12,7 @@ import { SluiceClient } from '../../clients/typescript/src/index.ts';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import type { SluiceError } from '../../shared/errors.ts';
-import { filterRunAsks } from '../../shared/metrics.ts';
+import { filterRunAsks, probedShares } from '../../shared/metrics.ts';
 import { readSnapshot } from '../../shared/read/read-snapshot.ts';
 import { type PendingGroup, pendingGroups } from '../../shared/search/pending-groups.ts';
 import { PendingTables } from '../../shared/search/pending-tables.ts';
@@ -46,6 +46,14 @@ const table = (name: string, indexes: unknown[]) => ({
   shards: 2,
   indexes,
 });
+
+/** A histogram's sum and count, to read what one call observed. */
+async function sumAndCount(histogram: typeof probedShares): Promise<{ sum: number; count: number }> {
+  const { values } = await histogram.get();
+  const total = (suffix: string) =>
+    values.filter((v) => v.metricName?.endsWith(`_${suffix}`)).reduce((sum, v) => sum + v.value, 0);
+  return { sum: total('sum'), count: total('count') };
+}
 
 /** What the table holds, kept beside it: id → row, deletes removed. */
 type Model = Map<number, JsonRow>;
@@ -182,6 +190,24 @@ describe('search over the base and every pending row', () => {
       found += json.filter((row) => truth.has(row.id as number)).length;
     }
     expect(found / (probes * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it("a vector search probes the share of the base's partitions its nprobes asks for, and every indexed pending block the same share", async () => {
+    // 400 base rows: an index of floor(sqrt(400 / 16)) = 5 partitions.
+    const vector = new Array(DIM).fill(0.5);
+    const shareOf = async (name: string, input: Partial<SearchInput>) => {
+      const before = await sumAndCount(probedShares);
+      await search(name, { vector, k: 10, ...input });
+      const after = await sumAndCount(probedShares);
+      expect(after.count - before.count).toBe(1);
+      return after.sum - before.sum;
+    };
+    expect(await shareOf('indexed', { nprobes: 1 })).toBeCloseTo(0.2);
+    expect(await shareOf('indexed', { nprobes: 2 })).toBeCloseTo(0.4);
+    expect(await shareOf('indexed', {})).toBe(1);
+    // Indexed for l2: a cosine search compares every base row, so every pending row too.
+    expect(await shareOf('indexed', { nprobes: 1, metric: 'cosine' })).toBe(1);
+    expect(await shareOf('flat', { nprobes: 1 })).toBe(1);
   });
 
   it('full text finds a pending row by its word, and never a deleted or overwritten one', async () => {
@@ -419,7 +445,9 @@ describe('search over the base and every pending row', () => {
     }));
     const held = await tables.of(block!.key, members, await h.sluice.tables.describe('pending-index'));
     try {
-      await waitFor(() => held.table!.vectorIndexes.get('emb') === 'l2', { message: 'the block indexed' });
+      await waitFor(() => held.table!.vectorIndexes.get('emb')?.metric === 'l2', {
+        message: 'the block indexed',
+      });
       expect((await held.table!.handle.listIndices()).map((i) => i.indexType)).toEqual(['IvfFlat']);
     } finally {
       held.release();
@@ -464,7 +492,7 @@ describe('search over the base and every pending row', () => {
     }));
     const held = await tables.of(block!.key, members, def);
     try {
-      await waitFor(() => held.table!.vectorIndexes.get('emb') === 'l2', {
+      await waitFor(() => held.table!.vectorIndexes.get('emb')?.metric === 'l2', {
         message: 'the block indexed by the index declared after create',
         timeoutMs: 30_000,
       });
