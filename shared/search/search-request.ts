@@ -63,6 +63,11 @@ export interface SearchRequest {
   after: string | null;
 }
 
+/** Whether the search ranks rows (by a vector or a text) rather than scanning what a filter passes. */
+export function ranked(input: SearchInput): boolean {
+  return input.vector !== undefined || input.text !== undefined;
+}
+
 function refuse(message: string, details: Record<string, unknown> = {}): SluiceError {
   return new SluiceError('INVALID_SEARCH', message, details);
 }

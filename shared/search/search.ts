@@ -48,15 +48,22 @@ interface Candidate {
   score: number;
 }
 
+/** The snapshot a search reads: every shard of the table, as reads take it. */
+export function searchSnapshot(deps: ReadDeps, table: TableDef, signal?: AbortSignal): Promise<ReadSnapshot> {
+  const shards = Array.from({ length: table.shards }, (_, shard) => shard);
+  return readSnapshot(deps, table, shards, { signal });
+}
+
+/** `reading`: the snapshot when the caller began to read it already (searchSnapshot). */
 export async function searchRows(
   deps: SearchDeps,
   table: TableDef,
   asked: SearchRequest,
   signal?: AbortSignal,
+  reading: Promise<ReadSnapshot> = searchSnapshot(deps, table, signal),
 ): Promise<SearchAnswer> {
   const projection = projectionOf(table, asked.columns);
-  const shards = Array.from({ length: table.shards }, (_, shard) => shard);
-  const snapshot = await readSnapshot(deps, table, shards, { signal });
+  const snapshot = await reading;
   // I10: the base and every pending table are prefiltered on the snapshot's retention cutoff.
   const request = { ...asked, filter: andVisible(table, snapshot.cutoff, asked.filter) };
   const overlay = deps.overlays.of(table, snapshot);

@@ -7,8 +7,8 @@ import { countRows, type RowCount } from '../read/row-count.ts';
 import { type ScanPage, scanRows } from '../read/scan.ts';
 import { type TableStats, tableStats } from '../read/table-stats.ts';
 import { scanFilter } from '../search/filtered-scan.ts';
-import { type SearchAnswer, searchRows } from '../search/search.ts';
-import { parseSearch, type SearchInput } from '../search/search-request.ts';
+import { type SearchAnswer, searchRows, searchSnapshot } from '../search/search.ts';
+import { parseSearch, ranked, type SearchInput } from '../search/search-request.ts';
 import type { SluiceParts } from '../sluice-parts.ts';
 import type { TableDef } from '../table/table-def.ts';
 
@@ -55,12 +55,22 @@ export class Reads {
    */
   search(tableName: string, input: SearchInput, signal?: AbortSignal): Promise<SearchAnswer> {
     return this.#parts.whileLive(tableName, async (table) => {
+      // A nearest-neighbour or full-text search reads its snapshot beside the index
+      // declarations and the filter's check, not after them: on S3 each is a round trip.
+      const reading = ranked(input) ? searchSnapshot(this.#parts, table, signal) : null;
+      reading?.catch(() => undefined);
       const declared = await this.#parts.indexDeclarations.all(table, signal);
       const request = parseSearch(table, input, declared);
       if (request.filter !== null) await this.#checkFilter(table, request.filter);
       // Pending blocks are indexed by every declared index, those declared after create too.
       if (request.query.kind !== 'filter') {
-        return searchRows(this.#parts, { ...table, indexes: declared }, request, signal);
+        return searchRows(
+          this.#parts,
+          { ...table, indexes: declared },
+          request,
+          signal,
+          reading ?? undefined,
+        );
       }
       const filter = request.filter === null ? undefined : scanFilter(this.#parts, table, request.filter);
       const page = await scanRows(

@@ -210,6 +210,30 @@ describe('search over the base and every pending row', () => {
     expect(await shareOf('flat', { nprobes: 1 })).toBe(1);
   });
 
+  it('a search reads its snapshot beside the index declarations, not after them (on S3 each is a round trip)', async () => {
+    const started: Record<string, number> = {};
+    const at = (what: string, ms: number) => () => {
+      started[what] ??= performance.now();
+      return ms;
+    };
+    const declarations = h.store.inject({
+      op: 'get',
+      key: 'tables/flat/indexes.json',
+      latencyMs: at('declarations', 500),
+    });
+    const base = h.store.inject({ key: /^tables\/flat\/base\/_manifest\//, latencyMs: at('base', 0) });
+    try {
+      await search('flat', { vector: new Array(DIM).fill(0.5), k: 10 });
+    } finally {
+      declarations.remove();
+      base.remove();
+    }
+    expect(declarations.hits).toBe(1);
+    expect(base.hits).toBeGreaterThan(0);
+    // Read after the declarations, the base manifest would have waited out their 500 ms.
+    expect(started.base! - started.declarations!).toBeLessThan(250);
+  });
+
   it('full text finds a pending row by its word, and never a deleted or overwritten one', async () => {
     const zebra = await search('flat', { text: 'zebra', k: 100 });
     expect(zebra.json.map((r) => r.id).sort((a, b) => Number(a) - Number(b))).toEqual(
