@@ -196,36 +196,30 @@ async function basePartitions(
   if (query.kind !== 'vector' || handle === null) return null;
   const decl = table.indexes.find((d) => d.column === query.column && isVectorIndex(d));
   if (!decl || (decl.metric ?? 'l2') !== query.metric) return null;
-  let built = partitionsBuilt.get(handle);
-  if (!built) {
-    built = new Map();
-    partitionsBuilt.set(handle, built);
-  }
   const name = indexName(decl);
-  let partitions = built.get(name);
-  if (!partitions) {
-    // Built on the rows it indexed (declared-indexes.ts), whatever was added since.
-    partitions = handle
-      .indexStats(name)
-      .then((stats) => (stats ? ivfPartitions(decl, stats.numIndexedRows) : null));
-    built.set(name, partitions);
-    partitions.catch(() => built.delete(name));
-  }
-  return partitions;
+  // Built on the rows it indexed (declared-indexes.ts), whatever was added since.
+  return askedOnce(handle, `partitions:${name}`, () =>
+    handle.indexStats(name).then((stats) => (stats ? ivfPartitions(decl, stats.numIndexedRows) : null)),
+  );
 }
 
-/** A base version's row count, and its indexes' partitions, asked once per handle: a version never changes. */
-const baseRows = new WeakMap<object, Promise<number>>();
-const partitionsBuilt = new WeakMap<object, Map<string, Promise<number | null>>>();
-
 function rowsOf(handle: LanceTable): Promise<number> {
-  let rows = baseRows.get(handle);
-  if (!rows) {
-    rows = handle.countRows();
-    baseRows.set(handle, rows);
-    rows.catch(() => baseRows.delete(handle));
+  return askedOnce(handle, 'rows', () => handle.countRows());
+}
+
+/** What a base version answered, by question, asked once per handle: a version never changes. */
+const answers = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+function askedOnce<T>(handle: LanceTable, question: string, ask: () => Promise<T>): Promise<T> {
+  const asked = answers.get(handle) ?? new Map<string, Promise<unknown>>();
+  answers.set(handle, asked);
+  let answer = asked.get(question) as Promise<T> | undefined;
+  if (!answer) {
+    answer = ask();
+    asked.set(question, answer);
+    answer.catch(() => asked.delete(question));
   }
-  return rows;
+  return answer;
 }
 
 /**

@@ -57,20 +57,14 @@ export class Reads {
     return this.#parts.whileLive(tableName, async (table) => {
       // A nearest-neighbour or full-text search reads its snapshot beside the index
       // declarations and the filter's check, not after them: on S3 each is a round trip.
-      const reading = ranked(input) ? searchSnapshot(this.#parts, table, signal) : null;
+      const reading = ranked(input) ? searchSnapshot(this.#parts, table, signal) : undefined;
       reading?.catch(() => undefined);
       const declared = await this.#parts.indexDeclarations.all(table, signal);
       const request = parseSearch(table, input, declared);
       if (request.filter !== null) await this.#checkFilter(table, request.filter);
       // Pending blocks are indexed by every declared index, those declared after create too.
       if (request.query.kind !== 'filter') {
-        return searchRows(
-          this.#parts,
-          { ...table, indexes: declared },
-          request,
-          signal,
-          reading ?? undefined,
-        );
+        return searchRows(this.#parts, { ...table, indexes: declared }, request, signal, reading);
       }
       const filter = request.filter === null ? undefined : scanFilter(this.#parts, table, request.filter);
       const page = await scanRows(
