@@ -10,7 +10,15 @@ import { schemaMarkKey } from '../../shared/table/schema-marks.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { type ServedHarness, serveOtherProcess, serveTestApi, type TestApi } from '../support/harness-api.ts';
 import { spawnLogged } from '../support/logged-process.ts';
-import { eventRows, eventsTable, inKeyOrder, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import {
+  eventRows,
+  eventsTable,
+  flushedGeneration,
+  inKeyOrder,
+  lookupJson,
+  readAll,
+  writeRows,
+} from '../support/rows.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { childEnv } from '../support/worker-process.ts';
 
@@ -472,15 +480,7 @@ describe('schema evolution over HTTP, across processes', () => {
     const admin = { token: api.tokens.all };
     const { h } = api;
     await createPair(api, 'late', { name: 'name', type: 'utf8' }, { sealDelayMs: 10 });
-    await h.sluice.writes.append(
-      'late',
-      (await import('../../shared/arrow/json-rows.ts')).jsonRowsToRecordBatch(
-        (await h.sluice.tables.describe('late')).schema,
-        [{ id: 1, name: 'a' }],
-      ),
-    );
-    await h.sluice.shards.seal('late', 0);
-    await h.sluice.shards.flush('late', 0);
+    await flushedGeneration(h.sluice, 'late', [{ id: 1, name: 'a' }]);
     await h.sluice.tableWork.merge('late');
     // The column is added through the other process; this one (the worker) holds version 1.
     const added = await other.call('POST', '/v1/tables/late/columns', {
