@@ -398,18 +398,22 @@ export function loadConfig(
   return parsed.data;
 }
 
-/** The longest a writer reuses the sealed-seq floor it read (see `seqFloorTtlMs`). */
-const SEQ_FLOOR_TTL_MS = 5_000;
+/** Past this age a seq floor still serves writes, and is read again behind them. */
+const SEQ_FLOOR_REFRESH_MS = 2_500;
 
 /**
- * How long a writer may reuse the sealed-seq floor it read from the manifest: derived from
- * SLUICE_GC_GRACE_SECONDS, never more than half of it. GC deletes a sealed WAL range only a
- * grace period after the seal that covered it, so a floor younger than the grace already
- * lies above every seq GC may have deleted, and a Redis seq counter that went back (failover
- * to a lagging replica, a restore from a snapshot) cannot have a write acked there.
+ * How long a writer may use the sealed-seq floor it read from the manifest: a quarter of
+ * SLUICE_GC_GRACE_SECONDS. GC deletes a sealed WAL range only a grace after the seal that
+ * covered it, so a put at a seq above a floor read at T is refused, never landed, at a
+ * sealed seq until T plus the grace, however old the floor (docs/design.md, "The seq floor").
  */
 export function seqFloorTtlMs(config: Pick<Config, 'scheduler'>): number {
-  return Math.min(SEQ_FLOOR_TTL_MS, (config.scheduler.gcGraceSeconds * 1000) / 2);
+  return (config.scheduler.gcGraceSeconds * 1000) / 4;
+}
+
+/** The age past which a floor in use is read again behind the writes it serves. */
+export function seqFloorRefreshMs(config: Pick<Config, 'scheduler'>): number {
+  return Math.min(SEQ_FLOOR_REFRESH_MS, seqFloorTtlMs(config) / 2);
 }
 
 function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {

@@ -52,7 +52,7 @@ export interface IdempotencyOptions {
   pendingMs: number;
   /**
    * How long after a claim its noted puts can still be decided at the store: WAL objects
-   * are collected no sooner (half the GC grace, as for the seq floor).
+   * are collected no sooner (half the GC grace: docs/design.md, "The seq floor").
    */
   settleWithinMs: number;
 }

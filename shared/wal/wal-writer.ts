@@ -19,7 +19,7 @@
  * it is about to land (`WalWrite.beforePut`), so that a retry can settle it (I20).
  */
 import { randomUUID } from 'node:crypto';
-import { type Config, seqFloorTtlMs } from '../config.ts';
+import { type Config, seqFloorRefreshMs, seqFloorTtlMs } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import {
@@ -93,7 +93,7 @@ const URGENT_SEAL_SHARE = 0.75;
 export class WalWriter {
   private readonly lanes = new Map<string, Lane>();
   private readonly floors = new Map<string, { value: number; at: number }>();
-  /** Shards whose floor is being read again behind the writes (`freshFloor`). */
+  /** Shards whose floor is being read again behind the writes (`servedFloor`). */
   private readonly refreshing = new Set<string>();
   /** Per shard, the time this process last set its seal-watch mark due at. */
   private readonly watchedUntil = new Map<string, number>();
@@ -261,8 +261,8 @@ export class WalWriter {
     const { limits } = this.deps.config;
     // Enough for a Redis that lost everything: the shard's state, then its drop flag, then the seq.
     for (let attempt = 0; attempt < 4; attempt++) {
-      // A floor still fresh is taken without an await, so the allocation leaves at once.
-      const floor = this.freshFloor(table.name, shard) ?? (await this.readFloor(table.name, shard));
+      // A floor held is taken without an await, so the allocation leaves at once.
+      const floor = this.servedFloor(table.name, shard) ?? (await this.readFloor(table.name, shard));
       const completions = lane.completions.splice(0);
       let allocation: Allocation;
       try {
@@ -314,20 +314,18 @@ export class WalWriter {
   }
 
   /**
-   * The highest seq this shard has sealed as last read from the manifest, or null once that
-   * reading is older than `seqFloorTtlMs` and must be redone: the floor below which Redis
-   * must never hand out a seq (see SeqAllocation.allocate).
+   * The highest seq this shard has sealed as last read from the manifest: the floor below
+   * which Redis must never hand out a seq (see SeqAllocation.allocate). Null when this process
+   * has none younger than `seqFloorTtlMs`; past `seqFloorRefreshMs` it is still served and read
+   * again behind the write, so only a shard this process has not written for the TTL reads
+   * its manifest on the ack path — on S3 a walk over every manifest version committed since,
+   * which held acks for a quarter of a second (docs/design.md, "The seq floor").
    */
-  private freshFloor(table: string, shard: number): { value: number; at: number } | null {
+  private servedFloor(table: string, shard: number): { value: number; at: number } | null {
     const known = this.floors.get(shardId(table, shard));
     const age = known ? Date.now() - known.at : Number.POSITIVE_INFINITY;
-    const ttl = seqFloorTtlMs(this.deps.config);
-    if (!known || age >= ttl) return null;
-    // Past half its age the floor is read again behind the writes, so a shard written steadily
-    // never reads its manifest on the ack path: on S3 that read walks every manifest version
-    // committed since the last one, a GET each (tens of GETs between two readings at 5 seals
-    // a second), and held acks for up to a second.
-    if (age >= ttl / 2) this.refreshFloor(table, shard);
+    if (!known || age >= seqFloorTtlMs(this.deps.config)) return null;
+    if (age >= seqFloorRefreshMs(this.deps.config)) this.refreshFloor(table, shard);
     return known;
   }
 
@@ -414,6 +412,9 @@ export class WalWriter {
         throw err;
       }
     }
+    // Refused: Redis handed out a seq already used, so its counter went back, perhaps below a
+    // floor served stale. The next attempt waits for a floor read now.
+    this.floors.delete(shardId(table.name, shard));
     const existing = await this.deps.store.get(key);
     if (existing && decodeWalEntry(existing.body, seq).kind === 'hole') {
       throw new SluiceError('WRITE_ABANDONED', 'the write took too long and was abandoned; retry it', {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, seqFloorTtlMs } from '../../shared/config.ts';
+import { loadConfig, seqFloorRefreshMs, seqFloorTtlMs } from '../../shared/config.ts';
 import { collectTable } from '../../shared/lsm/gc.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
@@ -94,15 +94,16 @@ describe('write path: the seq floor is read again off the ack path', () => {
   });
 
   it('a write past the floor’s age does not wait for the shard manifest: the floor was refreshed behind the writes before it', async () => {
-    // Floor age 2 s; on S3 a re-read walks every manifest version since the last one, a GET each.
+    // Floor age 1 s, refreshed past 0.5 s; on S3 a re-read walks every manifest version since the last one, a GET each.
     h = await createHarness({ scheduler: { gcGraceSeconds: 4 } });
     const ttl = seqFloorTtlMs(h.config);
+    const refresh = seqFloorRefreshMs(h.config);
     await h.createTable(eventsTable('refreshed'));
     const gated = new GatedStore(h.store);
     const writer = h.otherProcess(gated).sluice;
     const started = Date.now();
     await writeRows(writer, 'refreshed', eventRows(1, 1));
-    await sleep(ttl * 0.6 - (Date.now() - started));
+    await sleep(refresh * 1.2 - (Date.now() - started));
     await writeRows(writer, 'refreshed', eventRows(2, 2));
     await sleep(ttl * 1.2 - (Date.now() - started));
     const manifest = gated.hold('get', /shards\/0\/_manifest\//);
@@ -113,5 +114,39 @@ describe('write path: the seq floor is read again off the ack path', () => {
     );
     manifest.release();
     expect((await readAll(h.sluice, 'refreshed')).map((r) => String(r.id))).toEqual(['1', '2', '3']);
+  });
+
+  it('a process that has not written a shard for longer than the floor’s refresh age does not wait for its manifest', async () => {
+    // A Lambda-style writer on a busy table: on S3 the read walks every manifest version
+    // committed since its last one, and held S3 acks for a quarter of a second.
+    h = await createHarness({ scheduler: { gcGraceSeconds: 40 } });
+    await h.createTable(eventsTable('idle'));
+    const gated = new GatedStore(h.store);
+    const writer = h.otherProcess(gated).sluice;
+    await writeRows(writer, 'idle', eventRows(1, 1));
+    await sleep(5_500);
+    const manifest = gated.hold('get', /shards\/0\/_manifest\//);
+    const write = writeRows(writer, 'idle', eventRows(2, 2)).then(() => 'acked');
+    expect(await Promise.race([write, sleep(3_000).then(() => 'still waiting with the manifest held')])).toBe(
+      'acked',
+    );
+    manifest.release();
+    expect((await readAll(h.sluice, 'idle')).map((r) => String(r.id))).toEqual(['1', '2']);
+  });
+
+  it('a counter that went back below a floor served stale costs one collision: the write goes above the sealed range, past its hole', async () => {
+    h = await createHarness();
+    await h.createTable(eventsTable('behind'));
+    await writeRows(h.sluice, 'behind', eventRows(1, 1));
+    // Seq 2 is handed out and never written: with no in-flight mark the seal makes it a hole.
+    await h.redis.incr(h.shardKeys('behind', 0).seq);
+    await writeRows(h.sluice, 'behind', eventRows(3, 3));
+    const sealed = await h.sluice.shards.seal('behind', 0);
+    expect(sealed.holes).toEqual([2]);
+    await h.redis.set(h.shardKeys('behind', 0).seq, '0');
+
+    const ack = await writeRows(h.sluice, 'behind', eventRows(4, 4));
+    expect(ack.shards[0]!.seq).toBe(4);
+    expect((await readAll(h.sluice, 'behind')).map((r) => String(r.id))).toEqual(['1', '3', '4']);
   });
 });
