@@ -362,6 +362,13 @@ export const filterRunAsks = new Counter({
   registers: [registry],
 });
 
+export const searchAsks = new Counter({
+  name: 'sluice_search_asks_total',
+  help: 'LanceDB queries a vector or text search made, by side (`base`, `pending`): a side asks again while the rows it drops crowd out its k, unless the other sides already hold k better rows',
+  labelNames: ['side'] as const,
+  registers: [registry],
+});
+
 export const probedShares = new Histogram({
   name: 'sluice_search_probed_share',
   help: 'The share of its IVF partitions a vector search probed on the base, and alike on every indexed pending block (1: the base compared every row, and so did they)',

@@ -17,7 +17,7 @@ import { ivfPartitions } from '../base/declared-indexes.ts';
 import type { LanceTable } from '../base/lance-module.ts';
 import { assertHasColumns, columnsPresent } from '../base/pinned-read.ts';
 import { SluiceError } from '../errors.ts';
-import { probedShares } from '../metrics.ts';
+import { probedShares, searchAsks } from '../metrics.ts';
 import { projectionOf } from '../read/projection.ts';
 import { type ReadDeps, type ReadSnapshot, readSnapshot } from '../read/read-snapshot.ts';
 import { andVisible } from '../read/retention-cutoff.ts';
@@ -28,6 +28,7 @@ import { runSearch, scoreColumnOf } from './lance-search.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
 import { GENERATION_COLUMN, type PendingMember, PendingTables, ROW_COLUMN } from './pending-tables.ts';
 import { pendingProbes, probedShare } from './probe-share.ts';
+import { SearchBound } from './search-bound.ts';
 import type { SearchQuery, SearchRequest } from './search-request.ts';
 
 export interface SearchDeps extends ReadDeps {
@@ -80,15 +81,28 @@ export async function searchRows(
     request.query.kind === 'vector' ? request.query.nprobes : null,
   );
   if (request.query.kind === 'vector') probedShares.observe(share);
+  // Sides 0 … n-1 are the pending groups, side n the base.
+  const bound = new SearchBound(request.k, rankedBefore(request.query), plan.search.length + 1);
+  const side = <T>(index: number, search: () => Promise<T>) => search().finally(() => bound.left(index));
   const [pending, base] = await Promise.all([
     Promise.all(
-      plan.search.map((group) =>
-        searchGroup(deps, table, request, columns, snapshot, group, overlay.shadowedRows, share),
+      plan.search.map((group, index) =>
+        side(index, () =>
+          searchGroup(deps, table, request, columns, snapshot, group, overlay.shadowedRows, share, {
+            bound,
+            side: index,
+          }),
+        ),
       ),
     ),
-    handle === null || version === null
-      ? []
-      : searchBase(deps, table, { handle, version }, request, columns, overlay.keys),
+    side(plan.search.length, async () =>
+      handle === null || version === null
+        ? []
+        : searchBase(deps, table, { handle, version }, request, columns, overlay.keys, {
+            bound,
+            side: plan.search.length,
+          }),
+    ),
   ]);
   const ranked = rank(request, [...pending.flat(), ...base]).slice(0, request.k);
   return { rows: answer(request, projection.out, ranked), next: null };
@@ -104,6 +118,7 @@ async function searchGroup(
   group: PendingGroup,
   shadowedRows: readonly Set<number>[],
   share: number,
+  among: Among,
 ): Promise<Candidate[]> {
   const superseded = group.runs.reduce((sum, r) => sum + shadowedRows[r]!.size, 0);
   const rows = group.runs.reduce((sum, r) => sum + snapshot.runs[r]!.size, 0);
@@ -128,7 +143,8 @@ async function searchGroup(
             query: { ...query, refineFactor: null, nprobes: pendingProbes(share, indexed.partitions) },
           }
         : request;
-    return await deepen(request.k, { dropped: superseded, rows }, async (limit) => {
+    return await deepen(request.k, { dropped: superseded, rows }, among, async (limit) => {
+      searchAsks.inc({ side: 'pending' });
       const batches = await runSearch(pendingTable.handle, asked, read, limit, { flat });
       const candidates: Candidate[] = [];
       for (const batch of batches) {
@@ -141,7 +157,11 @@ async function searchGroup(
             candidates.push({ batch, row: i, score: scores[i]! });
         }
       }
-      return { candidates, fetched: batches.reduce((sum, b) => sum + b.numRows, 0) };
+      return {
+        candidates,
+        fetched: batches.reduce((sum, b) => sum + b.numRows, 0),
+        last: lastOf(request, batches),
+      };
     });
   } finally {
     held.release();
@@ -159,12 +179,14 @@ async function searchBase(
   request: SearchRequest,
   columns: readonly string[],
   shadowedKeys: Set<string>,
+  among: Among,
 ): Promise<Candidate[]> {
   if (request.query.kind === 'text') await assertTextIndex(handle, table, request.query.column);
   const codec = keyCodecFor(table.schema);
   const rows = shadowedKeys.size === 0 ? 0 : await rowsOf(handle);
   const read = await columnsPresent(handle, columns);
-  return deepen(request.k, { dropped: shadowedKeys.size, rows }, async (limit) => {
+  return deepen(request.k, { dropped: shadowedKeys.size, rows }, among, async (limit) => {
+    searchAsks.inc({ side: 'base' });
     const batches = await runSearch(handle, request, read, limit).catch(async (err: unknown) => {
       if (request.filter !== null) await assertHasColumns(handle, table);
       throw await deps.datasets.explainReadFailure(table, version, err);
@@ -180,7 +202,7 @@ async function searchBase(
           candidates.push({ batch, row: i, score: scores[i]! });
       }
     }
-    return { candidates, fetched };
+    return { candidates, fetched, last: lastOf(request, batches) };
   });
 }
 
@@ -222,12 +244,19 @@ function askedOnce<T>(handle: LanceTable, question: string, ask: () => Promise<T
   return answer;
 }
 
+/** Which side of a search a deepening asks for, and what every side has found so far. */
+interface Among {
+  bound: SearchBound;
+  side: number;
+}
+
 /**
  * A side's best k live rows, when up to `dropped` of its `rows` are not live. It is asked
  * first for what leaves k live rows if its share of dropped rows holds near the top (that
  * share taken as at most a half: the overlay's keys may be new ones the base does not hold),
- * then, while dropping leaves fewer than k and the side had more to give, for at least twice
- * as many, and for what leaves 1.5 k at the live share the last ask saw, up to k + dropped.
+ * then, while dropping leaves fewer than k, the side had more to give and the other sides do
+ * not already hold k rows ranked before its last (search-bound.ts), for at least twice as
+ * many, and for what leaves 1.5 k at the live share the last ask saw, up to k + dropped.
  * Its best k live rows are always among what one ask brings back once k remain, so a flat
  * search stays exact. Each row asked for costs the base's index a re-ranked read (about
  * 0.2 ms per unit of limit at refine factor 10): asked for k + dropped at once, an old block
@@ -237,16 +266,35 @@ function askedOnce<T>(handle: LanceTable, question: string, ask: () => Promise<T
 async function deepen(
   k: number,
   { dropped, rows }: { dropped: number; rows: number },
-  ask: (limit: number) => Promise<{ candidates: Candidate[]; fetched: number }>,
+  { bound, side }: Among,
+  ask: (limit: number) => Promise<{ candidates: Candidate[]; fetched: number; last: number }>,
 ): Promise<Candidate[]> {
   const most = k + dropped;
   const share = Math.min(0.5, dropped / Math.max(1, rows));
   for (let limit = Math.min(most, Math.ceil(k / (1 - share))); ; ) {
-    const { candidates, fetched } = await ask(limit);
+    const { candidates, fetched, last } = await ask(limit);
+    bound.heard(
+      side,
+      candidates.map((c) => c.score),
+    );
     if (candidates.length >= k || fetched < limit || limit >= most) return candidates;
+    if (await bound.covers(last)) return candidates;
     const live = Math.max(1, candidates.length) / fetched;
     limit = Math.min(most, Math.max(2 * limit, Math.ceil((1.5 * k) / live)));
   }
+}
+
+/** The score of the row ranked last among those fetched: a side's next ask ranks none before it. */
+function lastOf(request: SearchRequest, batches: readonly RecordBatch[]): number {
+  const before = rankedBefore(request.query);
+  let last = Number.NaN;
+  for (const batch of batches) {
+    const scores = scoresOf(request, batch);
+    for (let i = 0; i < scores.length; i++) {
+      if (Number.isNaN(last) || before(last, scores[i]!)) last = scores[i]!;
+    }
+  }
+  return last;
 }
 
 async function assertTextIndex(handle: LanceTable, table: TableDef, column: string): Promise<void> {
@@ -264,6 +312,16 @@ function scoresOf(request: SearchRequest, batch: RecordBatch): ArrayLike<number>
   const name = scoreColumnOf(request.query);
   if (name === null) return new Float32Array(batch.numRows);
   return batch.getChild(name)!.toArray() as Float32Array;
+}
+
+/**
+ * Whether score a ranks strictly before b: a nearer distance, a higher text score. A search
+ * by filter alone ranks nothing before anything.
+ */
+function rankedBefore(query: SearchQuery): (a: number, b: number) => boolean {
+  if (query.kind === 'vector') return (a, b) => a < b;
+  if (query.kind === 'text') return (a, b) => a > b;
+  return () => false;
 }
 
 /** Nearest first (a distance), or best first (a score). */

@@ -12,7 +12,7 @@ import { SluiceClient } from '../../clients/typescript/src/index.ts';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import type { SluiceError } from '../../shared/errors.ts';
-import { filterRunAsks, probedShares } from '../../shared/metrics.ts';
+import { filterRunAsks, probedShares, searchAsks } from '../../shared/metrics.ts';
 import { readSnapshot } from '../../shared/read/read-snapshot.ts';
 import { type PendingGroup, pendingGroups } from '../../shared/search/pending-groups.ts';
 import { PendingTables } from '../../shared/search/pending-tables.ts';
@@ -245,6 +245,37 @@ describe('search over the base and every pending row', () => {
     expect(walrus.json.map((r) => r.id).sort((a, b) => Number(a) - Number(b))).toEqual(
       Array.from({ length: 10 }, (_, i) => 90 + i),
     );
+  });
+
+  it('the base is not asked again for rows its overwritten keys crowd out when the pending rows already hold k better ones', async () => {
+    await h.createTable(table('crowded', []));
+    const random = seededRandom(23);
+    const near = (spread: number) =>
+      Array.from({ length: DIM }, () => Math.fround(0.5 + (random() - 0.5) * spread));
+    const model: Model = new Map();
+    const put = (rows: JsonRow[]) => {
+      for (const row of rows) model.set(row.id as number, row);
+      return rows;
+    };
+    // Ids 0-99 lie near the query in the base, and nearer still in the WAL tail, which overwrites them.
+    const base = rowsOf(random, 0, 400, () => 'base').map((row, id) =>
+      id < 100 ? { ...row, emb: near(0.1) } : row,
+    );
+    await flushedGeneration(h.sluice, 'crowded', put(base));
+    await h.sluice.tableWork.merge('crowded');
+    await writeRows(
+      h.sluice,
+      'crowded',
+      put(rowsOf(random, 0, 100, () => 'tail').map((row) => ({ ...row, emb: near(0.01) }))),
+    );
+
+    const vector = new Array(DIM).fill(0.5);
+    const baseAsks = await counterSince(searchAsks, { side: 'base' });
+    const { json } = await search('crowded', { vector, k: 10 });
+    expect(json.map((r) => r.id)).toEqual(bruteForce(model, 'l2', vector, 10));
+    for (const row of json) expect(row.body).toBe('tail');
+    // Its first ask brought back only overwritten rows, all farther than the tail's ten.
+    expect(await baseAsks()).toBe(1);
   });
 
   it('a filter alone is a scan of the rows it passes, paged, the newest value of a key deciding', async () => {
