@@ -83,11 +83,11 @@ export async function searchRows(
   if (request.query.kind === 'vector') probedShares.observe(share);
   // Sides 0 … n-1 are the pending groups, side n the base.
   const bound = new SearchBound(request.k, rankedBefore(request.query), plan.search.length + 1);
-  const side = <T>(index: number, search: () => Promise<T>) => search().finally(() => bound.left(index));
+  const asSide = <T>(index: number, search: () => Promise<T>) => search().finally(() => bound.left(index));
   const [pending, base] = await Promise.all([
     Promise.all(
       plan.search.map((group, index) =>
-        side(index, () =>
+        asSide(index, () =>
           searchGroup(deps, table, request, columns, snapshot, group, overlay.shadowedRows, share, {
             bound,
             side: index,
@@ -95,7 +95,7 @@ export async function searchRows(
         ),
       ),
     ),
-    side(plan.search.length, async () =>
+    asSide(plan.search.length, async () =>
       handle === null || version === null
         ? []
         : searchBase(deps, table, { handle, version }, request, columns, overlay.keys, {

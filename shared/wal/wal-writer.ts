@@ -412,8 +412,8 @@ export class WalWriter {
         throw err;
       }
     }
-    // Refused: Redis handed out a seq already used, so its counter went back, perhaps below a
-    // floor served stale. The next attempt waits for a floor read now.
+    // Refused: the seq holds another entry (Redis's counter went back, perhaps below a floor
+    // served stale) or a hole. Whatever comes next waits for a floor read now.
     this.floors.delete(shardId(table.name, shard));
     const existing = await this.deps.store.get(key);
     if (existing && decodeWalEntry(existing.body, seq).kind === 'hole') {
