@@ -15,6 +15,11 @@ import { SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { baseDatasetKey } from '../table/paths.ts';
 
+/** Lance refused a commit for one that landed meanwhile ("Retryable commit conflict", "Incompatible transaction"). */
+export function isCommitConflict(err: unknown): boolean {
+  return err instanceof Error && /commit conflict|incompatible transaction/i.test(err.message);
+}
+
 /**
  * `layout`: the rows and the schema are as before (an index built or updated, fragments
  * compacted, fragment ids reserved, metadata set). `schema`: columns added, dropped or

@@ -12,7 +12,7 @@ import { keyColumns } from '../arrow/schema.ts';
 import { isAppendOnly, type TableDef } from '../table/table-def.ts';
 import type { BaseDatasets } from './base-datasets.ts';
 import { keysPredicates } from './key-predicate.ts';
-import type { LanceCommit } from './lance-commits.ts';
+import { isCommitConflict, type LanceCommit } from './lance-commits.ts';
 import { type LanceTable, toLanceArrow } from './lance-module.ts';
 
 export interface BaseChange {
@@ -66,7 +66,9 @@ export async function prepareBase(
  * Two commits, not `mergeInsert`'s own `whenNotMatchedBySourceDelete`: that one joins the
  * whole base to find rows missing from the source, so its cost grows with the base
  * (docs/base-table.md, "The merge watermark"). Clean when each landed right on the one
- * before it. Null when there is nothing to commit.
+ * before it; not clean either when Lance refused one for a commit that landed meanwhile (an
+ * overwrite or a restore, by another delivery of the merge or beside Sluice), which the
+ * caller handles alike. Null when there is nothing to commit.
  */
 export async function commitChange(
   table: TableDef,
@@ -76,15 +78,20 @@ export async function commitChange(
   if (change.upserts.numRows === 0 && change.deletes.length === 0) return null;
   let on = prepared.on;
   let clean = true;
-  for (const where of keysPredicates(keyColumns(table.schema), change.deletes)) {
-    const { version } = await prepared.handle.delete(where);
-    clean &&= version === on + 1;
-    on = version;
-  }
-  if (change.upserts.numRows > 0) {
-    const { version } = await commitRows(table, prepared.handle, change.upserts);
-    clean &&= version === on + 1;
-    on = version;
+  try {
+    for (const where of keysPredicates(keyColumns(table.schema), change.deletes)) {
+      const { version } = await prepared.handle.delete(where);
+      clean &&= version === on + 1;
+      on = version;
+    }
+    if (change.upserts.numRows > 0) {
+      const { version } = await commitRows(table, prepared.handle, change.upserts);
+      clean &&= version === on + 1;
+      on = version;
+    }
+  } catch (err) {
+    if (!isCommitConflict(err)) throw err;
+    clean = false;
   }
   return { version: on, clean };
 }

@@ -4,6 +4,7 @@
  * removes the latest version, nor files a kept version references.
  */
 import { SluiceError } from '../errors.ts';
+import { isCommitConflict } from './lance-commits.ts';
 import type { PreparedBase } from './merge-commit.ts';
 
 /**
@@ -31,9 +32,4 @@ export async function optimizeDataset(
       : err;
   }
   return prepared.handle.version();
-}
-
-/** Lance refused the optimize's commit for one that landed meanwhile ("Retryable commit conflict", "Incompatible transaction"). */
-function isCommitConflict(err: unknown): boolean {
-  return err instanceof Error && /commit conflict|incompatible transaction/i.test(err.message);
 }

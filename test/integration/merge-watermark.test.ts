@@ -118,6 +118,41 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
     expect(await lookupJson(h.sluice, 'zombie', 3)).toEqual(eventRows(3, 3, 2)[0]);
   });
 
+  it('a merge whose Lance commit is refused for an overwrite that landed meanwhile plans again instead of failing', async () => {
+    // Two deliveries of one merge, or a user's own overwrite: Lance refuses the stale
+    // mergeInsert ("Incompatible transaction") rather than committing above it.
+    await h.createTable(eventsTable('overwritten'));
+    await flushedGeneration(h.sluice, 'overwritten', eventRows(1, 10, 1));
+    await h.sluice.tableWork.merge('overwritten');
+    await flushedGeneration(h.sluice, 'overwritten', eventRows(1, 5, 2));
+    let wake: () => void = () => undefined;
+    let paused: () => void = () => undefined;
+    let slept = false;
+    const asleep = new Promise<void>((resolve) => {
+      paused = resolve;
+    });
+    const merge = h.sluice.tableWork.merge('overwritten', {
+      async onStep(step) {
+        if (step !== 'prepared' || slept) return;
+        slept = true;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          paused();
+        });
+      },
+    });
+    await asleep;
+    const db = await lanceDb().connect(`${h.dir.path}/tables/overwritten`);
+    const base = await db.openTable('base');
+    await base.add(await base.query().toArrow(), { mode: 'overwrite' });
+    wake();
+
+    expect((await merge).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
+    const expected = [...eventRows(1, 5, 2), ...eventRows(6, 10, 1)];
+    expect(await readAll(h.sluice, 'overwritten', 3)).toEqual(expected);
+    expect(await latestRows(h, 'overwritten')).toEqual(expected);
+  });
+
   it("a zombie merge's commit landing while an optimize runs is never recorded: the optimize restores and records nothing", async () => {
     await h.createTable(eventsTable('optimized'));
     await flushedGeneration(h.sluice, 'optimized', eventRows(1, 10, 1));
