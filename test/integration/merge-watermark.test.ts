@@ -2,6 +2,7 @@ import { Table } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonRowsToRecordBatch, tableToJsonRows } from '../../shared/arrow/json-rows.ts';
 import { fromLanceArrow, lanceDb, toLanceArrow } from '../../shared/base/lance-module.ts';
+import type { MergeStep } from '../../shared/lsm/merge.ts';
 import { dieAt } from '../support/die-at.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { spawnLogged } from '../support/logged-process.ts';
@@ -23,6 +24,28 @@ async function latestRows(h: Harness, table: string) {
     (await h.sluice.tables.describe(table)).schema,
     tableToJsonRows((await h.sluice.tables.describe(table)).schema, rows),
   );
+}
+
+/** Merge options that hold the merge the first time it reaches `at`, until released. */
+function holdOnce(at: MergeStep) {
+  let release: () => void = () => undefined;
+  let reachedIt: () => void = () => undefined;
+  const reached = new Promise<void>((resolve) => {
+    reachedIt = resolve;
+  });
+  let held = false;
+  return {
+    reached,
+    release: () => release(),
+    async onStep(step: MergeStep) {
+      if (step !== at || held) return;
+      held = true;
+      await new Promise<void>((resolve) => {
+        release = resolve;
+        reachedIt();
+      });
+    },
+  };
 }
 
 describe('the merge watermark moves with the Lance commit (I11)', () => {
@@ -88,28 +111,14 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
   it('a zombie merge that commits old generations after newer ones were recorded is never recorded and is undone', async () => {
     await h.createTable(eventsTable('zombie'));
     await flushedGeneration(h.sluice, 'zombie', eventRows(1, 10, 1));
-    let wake: () => void = () => undefined;
-    let paused: () => void = () => undefined;
-    let slept = false;
-    const asleep = new Promise<void>((resolve) => {
-      paused = resolve;
-    });
-    const zombie = h.sluice.tableWork.merge('zombie', {
-      async onStep(step) {
-        if (step !== 'prepared' || slept) return;
-        slept = true;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          paused();
-        });
-      },
-    });
-    await asleep;
+    const held = holdOnce('prepared');
+    const zombie = h.sluice.tableWork.merge('zombie', held);
+    await held.reached;
     expect((await h.sluice.tableWork.merge('zombie')).merged).toEqual([{ shard: 0, from: 1, to: 1 }]);
     await flushedGeneration(h.sluice, 'zombie', eventRows(1, 5, 2));
     expect((await h.sluice.tableWork.merge('zombie')).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
     const recorded = await h.parts.bases.read('zombie');
-    wake();
+    held.release();
     expect((await zombie).merged).toEqual([]);
     expect(await h.parts.bases.read('zombie')).toEqual(recorded);
     const expected = [...eventRows(1, 5, 2), ...eventRows(6, 10, 1)];
@@ -125,27 +134,13 @@ describe('the merge watermark moves with the Lance commit (I11)', () => {
     await flushedGeneration(h.sluice, 'overwritten', eventRows(1, 10, 1));
     await h.sluice.tableWork.merge('overwritten');
     await flushedGeneration(h.sluice, 'overwritten', eventRows(1, 5, 2));
-    let wake: () => void = () => undefined;
-    let paused: () => void = () => undefined;
-    let slept = false;
-    const asleep = new Promise<void>((resolve) => {
-      paused = resolve;
-    });
-    const merge = h.sluice.tableWork.merge('overwritten', {
-      async onStep(step) {
-        if (step !== 'prepared' || slept) return;
-        slept = true;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          paused();
-        });
-      },
-    });
-    await asleep;
+    const held = holdOnce('prepared');
+    const merge = h.sluice.tableWork.merge('overwritten', held);
+    await held.reached;
     const db = await lanceDb().connect(`${h.dir.path}/tables/overwritten`);
     const base = await db.openTable('base');
     await base.add(await base.query().toArrow(), { mode: 'overwrite' });
-    wake();
+    held.release();
 
     expect((await merge).merged).toEqual([{ shard: 0, from: 2, to: 2 }]);
     const expected = [...eventRows(1, 5, 2), ...eventRows(6, 10, 1)];
