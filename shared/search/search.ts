@@ -326,8 +326,8 @@ function rankedBefore(query: SearchQuery): (a: number, b: number) => boolean {
 
 /** Nearest first (a distance), or best first (a score). */
 function rank(request: SearchRequest, candidates: Candidate[]): Candidate[] {
-  if (request.query.kind === 'vector') return candidates.sort((a, b) => a.score - b.score);
-  return candidates.sort((a, b) => b.score - a.score);
+  const before = rankedBefore(request.query);
+  return candidates.sort((a, b) => (before(a.score, b.score) ? -1 : before(b.score, a.score) ? 1 : 0));
 }
 
 function answer(request: SearchRequest, out: Schema, ranked: readonly Candidate[]): Table {
