@@ -29,14 +29,15 @@ ARG LANCEDB_NATIVE
 WORKDIR ${LAMBDA_TASK_ROOT}
 COPY package.json package-lock.json ./
 COPY packages/lance/package.json packages/lance/index.cjs packages/lance/index.d.ts packages/lance/
-# Only @sluice/lance, as a workspace, at the versions the lock file pins. npm runs on the
-# target platform here, so it picks LanceDB's native package for it; the build fails unless
-# that is LANCEDB_NATIVE and LanceDB loads.
+# Only @sluice/lance, as a workspace, and usearch (the pending blocks' graphs), at the versions
+# the lock file pins. npm runs on the target platform here, so it picks LanceDB's native
+# package for it; the build fails unless that is LANCEDB_NATIVE and both native modules load.
 RUN test -n "$LANCEDB_NATIVE" \
- && node -e "const fs=require('fs');const p=JSON.parse(fs.readFileSync('package.json','utf8'));p.dependencies={'@sluice/lance':p.dependencies['@sluice/lance']};delete p.devDependencies;p.workspaces=['packages/lance'];fs.writeFileSync('package.json',JSON.stringify(p,null,2))" \
+ && node -e "const fs=require('fs');const p=JSON.parse(fs.readFileSync('package.json','utf8'));p.dependencies={'@sluice/lance':p.dependencies['@sluice/lance'],usearch:p.dependencies.usearch};delete p.devDependencies;p.workspaces=['packages/lance'];fs.writeFileSync('package.json',JSON.stringify(p,null,2))" \
  && npm install --omit=dev --no-audit --no-fund \
  && npm ls "$LANCEDB_NATIVE" \
  && node -e "require('@sluice/lance').lancedb.connect" \
+ && node -e "new (require('usearch').Index)({dimensions:2,metric:'l2sq'})" \
  && npm cache clean --force
 COPY --from=bundle /bundle/ ./
 CMD ["index.handler"]

@@ -34,6 +34,8 @@ export function bundleOptions(repoRoot: string, outdir: string): BuildOptions {
     external: [
       // LanceDB with its native module, installed next to the bundle for the image's architecture.
       '@sluice/lance',
+      // The pending blocks' graph index, a native module installed next to the bundle too.
+      'usearch',
       // msgpackr's native speed-up: optional, loaded in a try, and a .node file cannot be bundled.
       'msgpackr-extract',
     ],

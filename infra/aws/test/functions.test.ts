@@ -92,6 +92,7 @@ describe('HTTP functions on Lambda: a container image carrying LanceDB', () => {
     expect(DOCKERFILE).toContain('test -n "$LANCEDB_NATIVE"');
     expect(DOCKERFILE).toContain('npm ls "$LANCEDB_NATIVE"');
     expect(DOCKERFILE).toContain("require('@sluice/lance').lancedb");
+    expect(DOCKERFILE).toContain("require('usearch').Index");
     expect(DOCKERFILE).toContain("p.workspaces=['packages/lance']");
     expect(DOCKERFILE).toContain('RUN node --import tsx infra/aws/lib/lambda-bundle.ts /src /bundle');
     expect(DOCKERFILE).toContain('CMD ["index.handler"]');
@@ -147,10 +148,12 @@ describe('HTTP functions on Lambda: the bundle in the image', () => {
     );
   });
 
-  it('leaves LanceDB out, to be required from the node_modules installed next to it', () => {
+  it('leaves LanceDB and usearch out, to be required from the node_modules installed next to it', () => {
     const code = readFileSync(bundlePath(), 'utf8');
     expect(code).toContain('"@sluice/lance"');
     expect(code).not.toContain('@lancedb/lancedb');
+    expect(code).toContain('"usearch"');
+    expect(code).not.toContain('usearch.node');
   });
 
   it('loads as ESM and answers GET /healthz', () => {
