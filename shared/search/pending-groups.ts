@@ -10,7 +10,10 @@
  * every block of `TIER_GENERATIONS[0]` (8) generations, closed or, for the newest, as far as
  * it is committed, from the lowest pending one; and every block of each bigger tier once all
  * its generations are committed and pending (one taken in part by a merge would be rebuilt at
- * every merge; its smaller blocks cover it meanwhile).
+ * every merge; its smaller blocks cover it meanwhile). A block is graphed (vector-graph.ts)
+ * once it is closed, its last generation the block's last, and unless a whole block of the
+ * next tier covers it: the newest block is built again as each generation commits, and a
+ * graph costs seconds where the table and its IVF_FLAT cost a fraction of that.
  */
 import type { ReadSnapshot } from '../read/read-snapshot.ts';
 import type { TableDef } from '../table/table-def.ts';
@@ -33,11 +36,16 @@ export interface PendingGroup {
   runs: number[];
 }
 
+/** A group to build, and whether it gets graphs once indexed. */
+export interface BuildGroup extends PendingGroup {
+  graphed: boolean;
+}
+
 export interface PendingPlan {
   /** Every pending run exactly once, in the groups a search reads now. */
   search: PendingGroup[];
   /** The groups worth building that are not built yet, smallest tier first. */
-  build: PendingGroup[];
+  build: BuildGroup[];
 }
 
 export function pendingGroups(
@@ -63,7 +71,9 @@ export function pendingGroups(
     const newest = Math.max(...runOf.keys());
     const wanted = wantedRanges(lowest, newest);
     plan.build.push(
-      ...wanted.filter(([from, to]) => !isBuilt(group(from, to).key)).map(([f, t]) => group(f, t)),
+      ...wanted
+        .filter(([from, to]) => !isBuilt(group(from, to).key))
+        .map(([from, to, graphed]) => ({ ...group(from, to), graphed })),
     );
     for (let from = lowest; from <= newest; ) {
       const to = builtEnd(from, newest, wanted, (to) => isBuilt(group(from, to).key));
@@ -74,18 +84,27 @@ export function pendingGroups(
   return plan;
 }
 
-/** The ranges of generations worth a table of their own, from `lowest` to `newest` pending. */
-function wantedRanges(lowest: number, newest: number): Array<[number, number]> {
-  const ranges: Array<[number, number]> = [];
+/**
+ * The ranges of generations worth a table of their own, from `lowest` to `newest` pending,
+ * and whether each is graphed.
+ */
+function wantedRanges(lowest: number, newest: number): Array<[number, number, boolean]> {
+  const ranges: Array<[number, number, boolean]> = [];
   for (const [tier, size] of TIER_GENERATIONS.entries()) {
     for (let start = lowest - (lowest % size); start <= newest; start += size) {
       const from = Math.max(lowest, start);
       const to = Math.min(newest, start + size - 1);
-      const whole = start >= lowest && to === start + size - 1;
-      if (to > from && (tier === 0 || whole)) ranges.push([from, to]);
+      const closed = to === start + size - 1;
+      const whole = start >= lowest && closed;
+      if (to > from && (tier === 0 || whole)) ranges.push([from, to, closed]);
     }
   }
-  return ranges;
+  // A closed block inside a whole block of a bigger tier leaves the graph to that one.
+  return ranges.map(([from, to, closed], i) => [
+    from,
+    to,
+    closed && !ranges.some(([f, t], j) => j !== i && f <= from && to <= t && t - f > to - from),
+  ]);
 }
 
 /**
@@ -95,7 +114,7 @@ function wantedRanges(lowest: number, newest: number): Array<[number, number]> {
 function builtEnd(
   from: number,
   newest: number,
-  wanted: ReadonlyArray<[number, number]>,
+  wanted: ReadonlyArray<readonly [number, number, boolean]>,
   built: (to: number) => boolean,
 ): number {
   const size = TIER_GENERATIONS[0];

@@ -15,7 +15,9 @@
  * until it is (below `INDEX_ROWS` a flat search costs about what an indexed one does).
  * IVF_FLAT rather than IVF_PQ or IVF_HNSW_SQ: on 80,000 rows of 128
  * dimensions it builds in seconds where they take minutes, and answers as fast; it keeps a
- * copy of the vectors, so such a table is counted twice against the budget.
+ * copy of the vectors, so such a table is counted twice against the budget. After it, each
+ * declared vector column gets a graph (vector-graph.ts), counted too, which an unfiltered
+ * search by its metric asks in place of LanceDB.
  */
 import { Float64, Int32, Table, vectorFromArray } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
@@ -27,6 +29,7 @@ import type { SortedRun } from '../read/sorted-run.ts';
 import type { Metric } from '../table/index-decl.ts';
 import { isVectorIndex } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
+import { type GraphVectors, graphBytes, VectorGraph } from './vector-graph.ts';
 
 export const ROW_COLUMN = '_sluice_row';
 export const GENERATION_COLUMN = '_sluice_gen';
@@ -43,6 +46,13 @@ export interface PendingTable {
   fts: Map<string, Promise<void>>;
   /** Vector indexes built, by column: a search by another metric bypasses them. */
   vectorIndexes: Map<string, { metric: Metric; partitions: number }>;
+  /** Graphs built, by column, each for its declaration's metric; keyed by row position in `rows`. */
+  graphs: Map<string, VectorGraph>;
+  /**
+   * The table's rows in Sluice's Arrow, kept when it gets vector indexes: the rows a graph
+   * finds are taken from here, with no LanceDB query.
+   */
+  rows: Table | null;
 }
 
 /** A table a search holds; `release` once the search is done with it. */
@@ -51,10 +61,11 @@ export interface HeldTable {
   release(): void;
 }
 
-/** Rows a search wants read as one table, by their key (pending-groups.ts). */
+/** Rows a search wants read as one table, by their key, and whether it gets graphs (pending-groups.ts). */
 export interface PendingJob {
   key: string;
   members: readonly PendingMember[];
+  graphed: boolean;
 }
 
 interface Built {
@@ -107,7 +118,7 @@ export class PendingTables {
    * in place of any `def`'s table still had waiting; a job bigger than the budget is skipped.
    */
   prepare(def: TableDef, jobs: readonly PendingJob[]): void {
-    const fits = jobs.filter((job) => estimatedBytes(job, def, this.indexRows) <= this.maxBytes);
+    const fits = jobs.filter((job) => estimatedBytes(job, def, this.shapeOf(job)) <= this.maxBytes);
     if (fits.length === 0) this.waiting.delete(def.name);
     else this.waiting.set(def.name, { def, jobs: [...fits] });
     if (!this.building) void this.buildNext();
@@ -122,16 +133,18 @@ export class PendingTables {
     this.building = true;
     try {
       if (!this.lru.has(job.key)) {
-        const held = await this.hold(this.entryOf(job.key, job.members, def, this.indexRows));
+        const entry = this.entryOf(job.key, job.members, def, this.shapeOf(job));
+        const held = await this.hold(entry);
         try {
           if (held.table) await this.indexVectors(held.table, def);
+          if (held.table) await this.graphVectors(job.key, entry, held.table);
         } finally {
           held.release();
         }
       }
     } catch {
       // A failed build is forgotten (entryOf), so the next search that wants it asks again; a
-      // table whose index failed is searched flat.
+      // table whose index failed is searched flat, one whose graph failed by its index.
     } finally {
       this.building = false;
     }
@@ -147,6 +160,20 @@ export class PendingTables {
       const config = lanceDb().Index.ivfFlat({ distanceType: metric, numPartitions });
       await table.handle.createIndex(decl.column, { config });
       table.vectorIndexes.set(decl.column, { metric, partitions: numPartitions });
+    }
+  }
+
+  /** A graph of each declared vector column of an indexed table, counted against the budget once built. */
+  private async graphVectors(key: string, entry: Entry, table: PendingTable): Promise<void> {
+    if (table.rows === null) return;
+    for (const [column, { metric }] of table.vectorIndexes) {
+      const graph = await VectorGraph.build(vectorsOf(table.rows, column), metric);
+      table.graphs.set(column, graph);
+      if (entry.done && this.lru.peek(key) === entry) {
+        entry.done.bytes += graph.bytes;
+        if (entry.done.bytes > this.maxBytes) this.lru.delete(key);
+        else this.lru.set(key, entry, { size: entry.done.bytes });
+      }
     }
   }
 
@@ -178,16 +205,21 @@ export class PendingTables {
     return built;
   }
 
-  /** `indexRows`: from how many rows the table will get a vector index, counted in its bytes. */
+  /** What a job's table will hold besides its rows. */
+  private shapeOf(job: PendingJob): Shape {
+    return { indexRows: this.indexRows, graphed: job.graphed };
+  }
+
+  /** `shape`: what the table will hold besides its rows, counted in its bytes. */
   private entryOf(
     source: string,
     members: readonly PendingMember[],
     def: TableDef,
-    indexRows = Infinity,
+    shape: Shape = { indexRows: Infinity, graphed: false },
   ): Entry {
     const cached = this.lru.get(source);
     if (cached) return cached;
-    const entry: Entry = { built: buildTable(members, def, indexRows), holders: 0, dropped: false };
+    const entry: Entry = { built: buildTable(members, def, shape), holders: 0, dropped: false };
     // Counted as one byte while it is built, then as its Arrow bytes; a failed build is forgotten.
     this.lru.set(source, entry);
     entry.built.then(
@@ -225,25 +257,59 @@ export const INDEX_ROWS = 10_000;
  */
 const ROWS_PER_PARTITION = 4096;
 
-/** The members' Arrow bytes, twice when the table will hold a vector index (its copy of the vectors). */
-function estimatedBytes(job: PendingJob, def: TableDef, indexRows: number): number {
+/**
+ * What a table will hold besides its rows: a vector index from `indexRows` rows, and then
+ * graphs when `graphed`.
+ */
+interface Shape {
+  indexRows: number;
+  graphed: boolean;
+}
+
+/**
+ * The members' Arrow bytes; twice when the table will hold vector indexes (the IVF_FLAT's
+ * copy of the vectors), and once more and a graph per vector index when it is graphed (the
+ * rows kept for the graphs).
+ */
+function estimatedBytes(job: PendingJob, def: TableDef, shape: Shape): number {
   let rows = 0;
   let bytes = 0;
   for (const { run } of job.members) {
     rows += run.size;
     for (const batch of run.batches) bytes += batch.data.byteLength;
   }
-  return indexes(def, rows, indexRows) ? 2 * bytes : bytes;
+  if (!indexes(def, rows, shape.indexRows)) return bytes;
+  if (!shape.graphed) return 2 * bytes;
+  const graphs = def.indexes.filter(isVectorIndex).reduce((sum, decl) => {
+    const type = def.schema.fields.find((f) => f.name === decl.column)?.type;
+    return sum + (type?.kind === 'vector' ? graphBytes(rows, type.dim) : 0);
+  }, 0);
+  return 3 * bytes + graphs;
 }
 
 function indexes(def: TableDef, rows: number, indexRows: number): boolean {
   return rows >= indexRows && def.indexes.some(isVectorIndex);
 }
 
+/** `column`'s vectors in `rows`, keyed by row position; rows whose vector is null are left out. */
+function vectorsOf(rows: Table, column: string): GraphVectors {
+  const vectors = rows.getChild(column)!;
+  const dim = (vectors.type as { listSize: number }).listSize;
+  const keys: bigint[] = [];
+  const values = new Float32Array(rows.numRows * dim);
+  for (let i = 0; i < rows.numRows; i++) {
+    const vector = vectors.get(i) as { toArray(): Float32Array } | null;
+    if (vector === null) continue;
+    values.set(vector.toArray(), keys.length * dim);
+    keys.push(BigInt(i));
+  }
+  return { dim, values: values.slice(0, keys.length * dim), keys: BigUint64Array.from(keys) };
+}
+
 async function buildTable(
   members: readonly PendingMember[],
   def: TableDef,
-  indexRows: number,
+  shape: Shape,
 ): Promise<Built | null> {
   const refs: RowRef[] = [];
   const generations: number[] = [];
@@ -270,9 +336,17 @@ async function buildTable(
   const bytes = encodeIpcStream(withRow);
   const db = await lanceDb().connect('memory://');
   const handle = await db.createTable('run', lanceArrowFromIPC(bytes));
+  const indexed = indexes(def, refs.length, shape.indexRows);
+  const graphed = indexed && shape.graphed;
   return {
-    table: { handle, fts: new Map(), vectorIndexes: new Map() },
-    bytes: indexes(def, refs.length, indexRows) ? 2 * bytes.byteLength : bytes.byteLength,
+    table: {
+      handle,
+      fts: new Map(),
+      vectorIndexes: new Map(),
+      graphs: new Map(),
+      rows: graphed ? withRow : null,
+    },
+    bytes: (graphed ? 3 : indexed ? 2 : 1) * bytes.byteLength,
     close: () => {
       handle.close();
       db.dropTable('run')

@@ -2,11 +2,12 @@
  * A search over the base and every pending row (docs/design.md, "Search"), on one
  * snapshot as reads take it: the base at its recorded Lance version, the committed L0
  * generations above the watermark and the WAL tail, newest first. The pending runs are
- * searched as tables in memory (pending-tables.ts), one per run or per closed block of
- * generations (pending-groups.ts), and the rows newer runs supersede are dropped; the base
- * drops every key the overlay holds. Each side is searched for k at first, and for more, up
- * to k plus what it drops, while dropped rows crowd out the k: so a flat search is exact, and an
- * indexed one misses only what its index misses. The candidates are merged by distance (or
+ * searched as tables in memory (pending-tables.ts), one per run or per block of generations
+ * (pending-groups.ts), a closed block by its graph when it has one (vector-graph.ts), and the
+ * rows newer runs supersede are dropped; the base drops every key the overlay holds. Each
+ * side is searched for k at first, and for more, up to k plus what it drops, while dropped
+ * rows crowd out the k: so a flat search is exact, and an indexed one misses only what its
+ * index misses. The candidates are merged by distance (or
  * score), newest value per key, no deleted row.
  */
 import { Float32, type RecordBatch, type Schema, Table, vectorFromArray } from 'apache-arrow';
@@ -26,10 +27,17 @@ import type { TableDef } from '../table/table-def.ts';
 import type { FilterPasses } from './filter-passes.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
-import { GENERATION_COLUMN, type PendingMember, PendingTables, ROW_COLUMN } from './pending-tables.ts';
+import {
+  GENERATION_COLUMN,
+  type PendingMember,
+  type PendingTable,
+  PendingTables,
+  ROW_COLUMN,
+} from './pending-tables.ts';
 import { pendingProbes, probedShare } from './probe-share.ts';
 import { SearchBound } from './search-bound.ts';
 import type { SearchQuery, SearchRequest } from './search-request.ts';
+import type { VectorGraph } from './vector-graph.ts';
 
 export interface SearchDeps extends ReadDeps {
   pendingTables: PendingTables;
@@ -72,7 +80,11 @@ export async function searchRows(
   const plan = pendingGroups(table, snapshot, (key) => deps.pendingTables.isBuilt(key));
   deps.pendingTables.prepare(
     table,
-    plan.build.map((group) => ({ key: group.key, members: membersOf(snapshot, group) })),
+    plan.build.map((group) => ({
+      key: group.key,
+      members: membersOf(snapshot, group),
+      graphed: group.graphed,
+    })),
   );
   const version = snapshot.base.lanceVersion;
   const handle = version === null ? null : await deps.datasets.at(table, version);
@@ -143,18 +155,21 @@ async function searchGroup(
             query: { ...query, refineFactor: null, nprobes: pendingProbes(share, indexed.partitions) },
           }
         : request;
+    const liveIn = liveRows(runOf, shadowedRows);
+    const graphed = graphOf(pendingTable, request, share);
     return await deepen(request.k, { dropped: superseded, rows }, among, async (limit) => {
+      if (graphed !== null) {
+        searchAsks.inc({ side: 'graph' });
+        return askGraph(graphed, liveIn, limit);
+      }
       searchAsks.inc({ side: 'pending' });
       const batches = await runSearch(pendingTable.handle, asked, read, limit, { flat });
       const candidates: Candidate[] = [];
       for (const batch of batches) {
-        const generations = batch.getChild(GENERATION_COLUMN)!;
-        const indexes = batch.getChild(ROW_COLUMN)!;
         const scores = scoresOf(request, batch);
+        const live = liveIn(batch);
         for (let i = 0; i < batch.numRows; i++) {
-          const r = runOf.get(generations.get(i) as number)!;
-          if (!shadowedRows[r]!.has(indexes.get(i) as number))
-            candidates.push({ batch, row: i, score: scores[i]! });
+          if (live(i)) candidates.push({ batch, row: i, score: scores[i]! });
         }
       }
       return {
@@ -166,6 +181,53 @@ async function searchGroup(
   } finally {
     held.release();
   }
+}
+
+/** A graph a search asks, the rows it finds taken from `rows`. */
+interface Graphed {
+  graph: VectorGraph;
+  rows: Table;
+  vector: Float32Array;
+}
+
+/**
+ * The graph a vector search asks in place of LanceDB: one built for its column and metric,
+ * when it has no filter (a graph knows only vectors) and the base is itself searched by an
+ * index (share < 1), so a flat search stays exact.
+ */
+function graphOf(table: PendingTable, request: SearchRequest, share: number): Graphed | null {
+  const { query } = request;
+  if (query.kind !== 'vector' || request.filter !== null || share >= 1 || table.rows === null) return null;
+  const graph = table.graphs.get(query.column);
+  return graph?.metric === query.metric ? { graph, rows: table.rows, vector: query.vector } : null;
+}
+
+/** Which rows of a batch of a pending table are live: not superseded by a newer run. */
+type LiveIn = (batch: RecordBatch) => (row: number) => boolean;
+
+function liveRows(runOf: ReadonlyMap<number, number>, shadowedRows: readonly Set<number>[]): LiveIn {
+  return (batch) => {
+    const generations = batch.getChild(GENERATION_COLUMN)!;
+    const indexes = batch.getChild(ROW_COLUMN)!;
+    return (row) =>
+      !shadowedRows[runOf.get(generations.get(row) as number)!]!.has(indexes.get(row) as number);
+  };
+}
+
+/** The graph's `limit` nearest rows, taken from the rows the block keeps, the live ones as candidates. */
+function askGraph(
+  { graph, rows, vector }: Graphed,
+  liveIn: LiveIn,
+  limit: number,
+): { candidates: Candidate[]; fetched: number; last: number } {
+  const found = graph.search(vector, limit);
+  const batch = takeRows(rows, Array.from(found.keys, Number));
+  const live = liveIn(batch);
+  const candidates: Candidate[] = [];
+  for (let i = 0; i < batch.numRows; i++) {
+    if (live(i)) candidates.push({ batch, row: i, score: found.distances[i]! });
+  }
+  return { candidates, fetched: batch.numRows, last: found.distances.at(-1) ?? Number.NaN };
 }
 
 function membersOf(snapshot: ReadSnapshot, group: PendingGroup): PendingMember[] {

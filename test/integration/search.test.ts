@@ -451,14 +451,24 @@ describe('search over the base and every pending row', () => {
     await exact('9 merged: the second block partly');
   });
 
-  /** 10 generations of 60 rows: 20 new ids each, 40 overwritten, 5 deleted; searched with `tables`. */
-  const fillGenerations = async (name: string, seed: number, tables: PendingTables) => {
+  /**
+   * 10 generations of 60 rows: 20 new ids each, 40 overwritten, 5 deleted; searched with
+   * `tables`. With `baseRows`, ids from 10,000 are merged into an indexed base first.
+   */
+  const fillGenerations = async (name: string, seed: number, tables: PendingTables, baseRows = 0) => {
     await h.createTable({
       ...table(name, [{ column: 'emb', type: 'ivf_hnsw_sq', metric: 'l2' }]),
       shards: 1,
     });
     const random = seededRandom(seed);
     const model: Model = new Map();
+    if (baseRows > 0) {
+      const base = rowsOf(random, 10_000, 10_000 + baseRows, (id) => `base row ${id}`);
+      await flushedGeneration(h.sluice, name, base);
+      for (const row of base) model.set(row.id as number, row);
+      await h.sluice.tableWork.merge(name);
+      await h.sluice.tableWork.optimize(name);
+    }
     for (let g = 0; g < 10; g++) {
       const rows = rowsOf(random, g * 20, g * 20 + 20, (id) => `gen ${g} row ${id}`);
       for (let i = 0; i < 40 && g > 0; i++) {
@@ -520,6 +530,68 @@ describe('search over the base and every pending row', () => {
       expect(cosine.map((row) => row.id)).toEqual(bruteForce(model, 'cosine', vector, 10));
     }
     expect(found / (probes * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('beside an indexed base, a built block is searched by its graph when no filter asks for more; superseded and deleted rows still never answer', async () => {
+    const tables = new PendingTables(64 * 1024 * 1024, 100);
+    const { model, searchWith, random } = await fillGenerations('pending-graph', 37, tables, 400);
+    await searchWith({ vector: Array.from({ length: DIM }, () => 0), k: 10 });
+    const [closed, newest] = await builtBlocks(h, 'pending-graph', tables);
+    expect([closed!.key, newest!.key]).toEqual([
+      'pending-graph/shards/0/generations-2-7@v1',
+      'pending-graph/shards/0/generations-8-11@v1',
+    ]);
+    const def = await h.sluice.tables.describe('pending-graph');
+    const snapshot = await readSnapshot(h.parts, def, [0]);
+    const hold = (block: PendingGroup) =>
+      tables.of(
+        block.key,
+        block.runs.map((r) => ({ run: snapshot.runs[r]!, generation: snapshot.sources[r]!.generation })),
+        def,
+      );
+    const [heldClosed, heldNewest] = [await hold(closed!), await hold(newest!)];
+    try {
+      await waitFor(() => heldClosed.table!.graphs.get('emb')?.metric === 'l2', {
+        message: 'the block graphed',
+      });
+      // Built again as each generation commits: indexed, never graphed.
+      await waitFor(() => heldNewest.table!.vectorIndexes.has('emb'), {
+        message: 'the newest block indexed',
+      });
+      expect([heldNewest.table!.graphs.size, heldNewest.table!.rows]).toEqual([0, null]);
+    } finally {
+      heldClosed.release();
+      heldNewest.release();
+    }
+    const graphAsks = await counterSince(searchAsks, { side: 'graph' });
+    let pendingFound = 0;
+    let pendingWanted = 0;
+    const probes = 20;
+    for (let probe = 0; probe < probes; probe++) {
+      const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+      // 400 base rows: an index of 5 partitions, of which nprobes 2 reads a share of 0.4.
+      const json = await searchWith({ vector, k: 10, nprobes: 2 });
+      for (const row of json) expect(row).toEqual(model.get(row.id as number));
+      // The base's own index misses some of its rows at that share; the graph, at this size, none of its.
+      const pending = bruteForce(model, 'l2', vector, 10).filter((id) => id < 10_000);
+      const answered = new Set(json.map((row) => row.id as number));
+      pendingWanted += pending.length;
+      pendingFound += pending.filter((id) => answered.has(id)).length;
+    }
+    expect(pendingWanted).toBeGreaterThan(probes);
+    expect(pendingFound).toBe(pendingWanted);
+    expect(await graphAsks()).toBeGreaterThanOrEqual(probes);
+
+    // A filter, another metric, or a base probed whole: LanceDB answers, as before.
+    const asksBefore = await graphAsks();
+    const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+    const keep = (row: JsonRow) => row.category === 'a';
+    const filtered = await searchWith({ vector, k: 10, nprobes: 5, filter: "category = 'a'" });
+    expect(filtered.map((row) => row.id)).toEqual(bruteForce(model, 'l2', vector, 10, keep));
+    const cosine = await searchWith({ vector, k: 10, nprobes: 2, metric: 'cosine' });
+    expect(cosine.map((row) => row.id)).toEqual(bruteForce(model, 'cosine', vector, 10));
+    await searchWith({ vector, k: 10, nprobes: 5 });
+    expect(await graphAsks()).toBe(asksBefore);
   });
 
   it('an index declared after create indexes the pending blocks a search asks to be built', async () => {
