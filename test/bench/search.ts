@@ -273,7 +273,7 @@ async function pendingTablesBuilt(runtime: Runtime): Promise<number> {
   return Math.round((performance.now() - t0) / 100) / 10;
 }
 
-/** Whether every group of generations of `INDEX_ROWS` rows or more holds its vector index and graph yet. */
+/** Whether every group of generations of `INDEX_ROWS` rows or more holds its vector index, and graph if it gets one, yet. */
 async function indexed(runtime: Runtime, snapshot: ReadSnapshot, groups: PendingGroup[]): Promise<boolean> {
   const def = await runtime.sluice.tables.describe(TABLE);
   for (const group of groups) {
@@ -284,7 +284,10 @@ async function indexed(runtime: Runtime, snapshot: ReadSnapshot, groups: Pending
       generation: snapshot.sources[r]!.generation,
     }));
     const held = await runtime.parts.pendingTables.of(group.key, members, def);
-    const done = held.table === null || held.table.graphs.has('emb');
+    // A block that keeps its rows is one that gets graphs.
+    const table = held.table;
+    const done =
+      table === null || (table.vectorIndexes.has('emb') && (table.rows === null || table.graphs.has('emb')));
     held.release();
     if (!done) return false;
   }
