@@ -15,9 +15,10 @@
  * until it is (below `INDEX_ROWS` a flat search costs about what an indexed one does).
  * IVF_FLAT rather than IVF_PQ or IVF_HNSW_SQ: on 80,000 rows of 128
  * dimensions it builds in seconds where they take minutes, and answers as fast; it keeps a
- * copy of the vectors, so such a table is counted twice against the budget. After it, each
- * declared vector column gets a graph (vector-graph.ts), counted too, which an unfiltered
- * search by its metric asks in place of LanceDB.
+ * copy of the vectors, so such a table is counted twice against the budget. After it, a job
+ * marked `graphed` (a closed block, pending-groups.ts) gets a graph of each of those columns
+ * (vector-graph.ts), counted too, which an unfiltered search by its metric asks in place of
+ * LanceDB.
  */
 import { Float64, Int32, Table, vectorFromArray } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
@@ -49,8 +50,8 @@ export interface PendingTable {
   /** Graphs built, by column, each for its declaration's metric; keyed by row position in `rows`. */
   graphs: Map<string, VectorGraph>;
   /**
-   * The table's rows in Sluice's Arrow, kept when it gets vector indexes: the rows a graph
-   * finds are taken from here, with no LanceDB query.
+   * The table's rows in Sluice's Arrow, kept when it gets graphs: the rows a graph finds
+   * are taken from here, with no LanceDB query.
    */
   rows: Table | null;
 }
