@@ -364,7 +364,7 @@ export const filterRunAsks = new Counter({
 
 export const searchAsks = new Counter({
   name: 'sluice_search_asks_total',
-  help: 'Asks a vector or text search made, by side: LanceDB queries of the base (`base`) and of pending tables (`pending`), and searches of a pending block\'s graph (`graph`); a side asks again while the rows it drops crowd out its k, unless the other sides already hold k better rows',
+  help: "Asks a vector or text search made, by side: LanceDB queries of the base (`base`) and of pending tables (`pending`), and searches of a pending block's graph (`graph`); a side asks again while the rows it drops crowd out its k, unless the other sides already hold k better rows",
   labelNames: ['side'] as const,
   registers: [registry],
 });

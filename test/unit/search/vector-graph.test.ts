@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lanceDb, queryRows } from '../../../shared/base/lance-module.ts';
-import type { Metric } from '../../../shared/table/index-decl.ts';
 import { type GraphVectors, VectorGraph } from '../../../shared/search/vector-graph.ts';
+import type { Metric } from '../../../shared/table/index-decl.ts';
 import { seededRandom } from '../../support/random.ts';
 
 function vectors(rows: number, dim: number, seed: number): Float32Array[] {
@@ -44,7 +44,12 @@ describe('the graph over a pending block', () => {
       const graph = await VectorGraph.build(graphInput(rows), metric);
       const found = graph.search(query!, 5);
       const lance = await queryRows(
-        table.vectorSearch(query!).distanceType(metric).bypassVectorIndex().select(['id', '_distance']).limit(5),
+        table
+          .vectorSearch(query!)
+          .distanceType(metric)
+          .bypassVectorIndex()
+          .select(['id', '_distance'])
+          .limit(5),
       );
       const ids = lance.flatMap((b) => [...(b.getChild('id')!.toArray() as BigInt64Array)].map(Number));
       const distances = lance.flatMap((b) => [...(b.getChild('_distance')!.toArray() as Float32Array)]);
