@@ -8,7 +8,9 @@
  * one contiguous range (I3), and L0 files are immutable, so a range of generations names its
  * rows exactly and is its table's cache key. The ranges built, as an LSM tiers its runs:
  * every block of `TIER_GENERATIONS[0]` (8) generations, closed or, for the newest, as far as
- * it is committed, from the lowest pending one; and every block of each bigger tier once all
+ * it is committed, from the lowest pending one (a single generation too, when it holds at
+ * least `indexRows` rows: built in the background, it gets the index that a table built on a
+ * search's path never waits for); and every block of each bigger tier once all
  * its generations are committed and pending (one taken in part by a merge would be rebuilt at
  * every merge; its smaller blocks cover it meanwhile). A block is graphed (vector-graph.ts)
  * once it is closed, its last generation the block's last, and unless a whole block of the
@@ -48,10 +50,12 @@ export interface PendingPlan {
   build: BuildGroup[];
 }
 
+/** `indexRows`: from how many rows a generation is worth a background build of its own. */
 export function pendingGroups(
   table: TableDef,
   snapshot: ReadSnapshot,
   isBuilt: (key: string) => boolean,
+  indexRows = Infinity,
 ): PendingPlan {
   const plan: PendingPlan = { search: [], build: [] };
   const shards = new Map<number, Map<number, number>>();
@@ -60,25 +64,27 @@ export function pendingGroups(
     else shards.set(shard, (shards.get(shard) ?? new Map<number, number>()).set(generation, r));
   });
   for (const [shard, runOf] of shards) {
-    const group = (from: number, to: number): PendingGroup =>
-      from === to
-        ? { key: cacheKeyOf(table, snapshot.sources[runOf.get(from)!]!.key), runs: [runOf.get(from)!] }
-        : {
-            key: cacheKeyOf(table, `${table.name}/shards/${shard}/generations-${from}-${to}`),
-            runs: Array.from({ length: to - from + 1 }, (_, i) => runOf.get(from + i)!),
-          };
+    const block = (from: number, to: number): PendingGroup => ({
+      key: cacheKeyOf(table, `${table.name}/shards/${shard}/generations-${from}-${to}`),
+      runs: Array.from({ length: to - from + 1 }, (_, i) => runOf.get(from + i)!),
+    });
     const lowest = Math.min(...runOf.keys());
     const newest = Math.max(...runOf.keys());
-    const wanted = wantedRanges(lowest, newest);
+    const big = (generation: number) => snapshot.runs[runOf.get(generation)!]!.size >= indexRows;
+    const wanted = wantedRanges(lowest, newest, big);
     plan.build.push(
       ...wanted
-        .filter(([from, to]) => !isBuilt(group(from, to).key))
-        .map(([from, to, graphed]) => ({ ...group(from, to), graphed })),
+        .filter(([from, to]) => !isBuilt(block(from, to).key))
+        .map(([from, to, graphed]) => ({ ...block(from, to), graphed })),
     );
     for (let from = lowest; from <= newest; ) {
-      const to = builtEnd(from, newest, wanted, (to) => isBuilt(group(from, to).key));
-      plan.search.push(group(from, to));
-      from = to + 1;
+      const to = builtEnd(from, newest, wanted, (to) => isBuilt(block(from, to).key));
+      const r = runOf.get(from)!;
+      // A generation no built group covers is read as its own run, as a WAL entry is.
+      plan.search.push(
+        to === null ? { key: cacheKeyOf(table, snapshot.sources[r]!.key), runs: [r] } : block(from, to),
+      );
+      from = (to ?? from) + 1;
     }
   }
   return plan;
@@ -86,9 +92,13 @@ export function pendingGroups(
 
 /**
  * The ranges of generations worth a table of their own, from `lowest` to `newest` pending,
- * and whether each is graphed.
+ * and whether each is graphed; a single generation only when it is `big`.
  */
-function wantedRanges(lowest: number, newest: number): Array<[number, number, boolean]> {
+function wantedRanges(
+  lowest: number,
+  newest: number,
+  big: (generation: number) => boolean,
+): Array<[number, number, boolean]> {
   const ranges: Array<[number, number, boolean]> = [];
   for (const [tier, size] of TIER_GENERATIONS.entries()) {
     for (let start = lowest - (lowest % size); start <= newest; start += size) {
@@ -96,7 +106,8 @@ function wantedRanges(lowest: number, newest: number): Array<[number, number, bo
       const to = Math.min(newest, start + size - 1);
       const closed = to === start + size - 1;
       const whole = start >= lowest && closed;
-      if (to > from && (tier === 0 || whole)) ranges.push([from, to, closed]);
+      const worth = to > from || (tier === 0 && big(from));
+      if (worth && (tier === 0 || whole)) ranges.push([from, to, closed]);
     }
   }
   // A closed block inside a whole block of a bigger tier leaves the graph to that one.
@@ -109,17 +120,18 @@ function wantedRanges(lowest: number, newest: number): Array<[number, number, bo
 
 /**
  * The end of the biggest built group from `from`: a wanted range, or a smaller block's
- * prefix built while it was the newest; `from` alone when none is built.
+ * prefix built while it was the newest; null when none is built.
  */
 function builtEnd(
   from: number,
   newest: number,
   wanted: ReadonlyArray<readonly [number, number, boolean]>,
   built: (to: number) => boolean,
-): number {
+): number | null {
   const size = TIER_GENERATIONS[0];
   const blockEnd = Math.min(newest, from - (from % size) + size - 1);
   const ends = new Set(wanted.filter(([f]) => f === from).map(([, to]) => to));
-  for (let to = from + 1; to <= blockEnd; to++) ends.add(to);
-  return Math.max(from, ...[...ends].filter(built));
+  for (let to = from; to <= blockEnd; to++) ends.add(to);
+  const builtEnds = [...ends].filter(built);
+  return builtEnds.length === 0 ? null : Math.max(...builtEnds);
 }

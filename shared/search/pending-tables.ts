@@ -91,7 +91,8 @@ export class PendingTables {
   private building = false;
   constructor(
     private readonly maxBytes: number,
-    private readonly indexRows = INDEX_ROWS,
+    /** From how many rows a table built in the background gets vector indexes. */
+    readonly indexRows = INDEX_ROWS,
   ) {
     this.lru = new LRUCache({
       maxSize: maxBytes,

@@ -42,7 +42,7 @@ import { lanceDb, queryRows } from '../../shared/base/lance-module.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger, silentLogger } from '../../shared/log.ts';
 import { type ReadSnapshot, readSnapshot } from '../../shared/read/read-snapshot.ts';
-import { type PendingGroup, pendingGroups } from '../../shared/search/pending-groups.ts';
+import { cacheKeyOf, type PendingGroup, pendingGroups } from '../../shared/search/pending-groups.ts';
 import { INDEX_ROWS } from '../../shared/search/pending-tables.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import { seededRandom } from '../support/random.ts';
@@ -266,7 +266,7 @@ async function pendingTablesBuilt(runtime: Runtime): Promise<number> {
   const tables = runtime.parts.pendingTables;
   for (;;) {
     const snapshot = await readSnapshot(runtime.parts, def, [0]);
-    const plan = pendingGroups(def, snapshot, (key) => tables.isBuilt(key));
+    const plan = pendingGroups(def, snapshot, (key) => tables.isBuilt(key), tables.indexRows);
     if (plan.build.length === 0 && (await indexed(runtime, snapshot, plan.search))) break;
     await sleep(100);
   }
@@ -278,7 +278,9 @@ async function indexed(runtime: Runtime, snapshot: ReadSnapshot, groups: Pending
   const def = await runtime.sluice.tables.describe(TABLE);
   for (const group of groups) {
     const rows = group.runs.reduce((sum, r) => sum + snapshot.runs[r]!.size, 0);
-    if (group.runs.length === 1 || rows < INDEX_ROWS) continue;
+    // A run read on its own (no built group covers it) never gets an index.
+    const alone = group.key === cacheKeyOf(def, snapshot.sources[group.runs[0]!]!.key);
+    if (alone || rows < INDEX_ROWS) continue;
     const members = group.runs.map((r) => ({
       run: snapshot.runs[r]!,
       generation: snapshot.sources[r]!.generation,
