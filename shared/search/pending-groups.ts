@@ -59,8 +59,8 @@ export function pendingGroups(
 ): PendingPlan {
   const plan: PendingPlan = { search: [], build: [] };
   const shards = new Map<number, Map<number, number>>();
-  snapshot.sources.forEach(({ key, shard, generation }, r) => {
-    if (generation === null) plan.search.push({ key: cacheKeyOf(table, key), runs: [r] });
+  snapshot.sources.forEach(({ shard, generation }, r) => {
+    if (generation === null) plan.search.push(runGroup(table, snapshot, r));
     else shards.set(shard, (shards.get(shard) ?? new Map<number, number>()).set(generation, r));
   });
   for (const [shard, runOf] of shards) {
@@ -79,15 +79,17 @@ export function pendingGroups(
     );
     for (let from = lowest; from <= newest; ) {
       const to = builtEnd(from, newest, wanted, (to) => isBuilt(block(from, to).key));
-      const r = runOf.get(from)!;
       // A generation no built group covers is read as its own run, as a WAL entry is.
-      plan.search.push(
-        to === null ? { key: cacheKeyOf(table, snapshot.sources[r]!.key), runs: [r] } : block(from, to),
-      );
+      plan.search.push(to === null ? runGroup(table, snapshot, runOf.get(from)!) : block(from, to));
       from = (to ?? from) + 1;
     }
   }
   return plan;
+}
+
+/** Run `r` of the snapshot read as a table of its own, keyed by its object. */
+export function runGroup(table: TableDef, snapshot: ReadSnapshot, r: number): PendingGroup {
+  return { key: cacheKeyOf(table, snapshot.sources[r]!.key), runs: [r] };
 }
 
 /**

@@ -7,8 +7,8 @@
  * rows newer runs supersede are dropped; the base drops every key the overlay holds. Each
  * side is searched for k at first, and for more, up to k plus what it drops, while dropped
  * rows crowd out the k: so a flat search is exact, and an indexed one misses only what its
- * index misses. The candidates are merged by distance (or
- * score), newest value per key, no deleted row.
+ * index misses. The candidates are merged by distance (or score), newest value per key, no
+ * deleted row.
  */
 import { Float32, type RecordBatch, type Schema, Table, vectorFromArray } from 'apache-arrow';
 import { conformColumns } from '../arrow/conform-columns.ts';
@@ -169,16 +169,8 @@ async function searchGroup(
       }
       searchAsks.inc({ side: 'pending' });
       const batches = await runSearch(pendingTable.handle, asked, read, limit, { flat });
-      const candidates: Candidate[] = [];
-      for (const batch of batches) {
-        const scores = scoresOf(request, batch);
-        const live = liveIn(batch);
-        for (let i = 0; i < batch.numRows; i++) {
-          if (live(i)) candidates.push({ batch, row: i, score: scores[i]! });
-        }
-      }
       return {
-        candidates,
+        candidates: batches.flatMap((batch) => liveCandidates(batch, scoresOf(request, batch), liveIn)),
         fetched: batches.reduce((sum, b) => sum + b.numRows, 0),
         last: lastOf(request, batches),
       };
@@ -227,12 +219,21 @@ function askGraph(
 ): { candidates: Candidate[]; fetched: number; last: number } {
   const found = graph.search(vector, limit);
   const batch = takeRows(rows, Array.from(found.keys, Number));
+  return {
+    candidates: liveCandidates(batch, found.distances, liveIn),
+    fetched: batch.numRows,
+    last: found.distances.at(-1) ?? Number.NaN,
+  };
+}
+
+/** The live rows of a batch of a pending table as candidates, each with its score. */
+function liveCandidates(batch: RecordBatch, scores: ArrayLike<number>, liveIn: LiveIn): Candidate[] {
   const live = liveIn(batch);
   const candidates: Candidate[] = [];
   for (let i = 0; i < batch.numRows; i++) {
-    if (live(i)) candidates.push({ batch, row: i, score: found.distances[i]! });
+    if (live(i)) candidates.push({ batch, row: i, score: scores[i]! });
   }
-  return { candidates, fetched: batch.numRows, last: found.distances.at(-1) ?? Number.NaN };
+  return candidates;
 }
 
 function membersOf(snapshot: ReadSnapshot, group: PendingGroup): PendingMember[] {

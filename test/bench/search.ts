@@ -42,7 +42,7 @@ import { lanceDb, queryRows } from '../../shared/base/lance-module.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger, silentLogger } from '../../shared/log.ts';
 import { type ReadSnapshot, readSnapshot } from '../../shared/read/read-snapshot.ts';
-import { cacheKeyOf, type PendingGroup, pendingGroups } from '../../shared/search/pending-groups.ts';
+import { type PendingGroup, pendingGroups, runGroup } from '../../shared/search/pending-groups.ts';
 import { INDEX_ROWS } from '../../shared/search/pending-tables.ts';
 import { FsStore } from '../../shared/store/fs-store.ts';
 import { seededRandom } from '../support/random.ts';
@@ -279,7 +279,7 @@ async function indexed(runtime: Runtime, snapshot: ReadSnapshot, groups: Pending
   for (const group of groups) {
     const rows = group.runs.reduce((sum, r) => sum + snapshot.runs[r]!.size, 0);
     // A run read on its own (no built group covers it) never gets an index.
-    const alone = group.key === cacheKeyOf(def, snapshot.sources[group.runs[0]!]!.key);
+    const alone = group.key === runGroup(def, snapshot, group.runs[0]!).key;
     if (alone || rows < INDEX_ROWS) continue;
     const members = group.runs.map((r) => ({
       run: snapshot.runs[r]!,
