@@ -26,6 +26,7 @@ import { indexName, isVectorIndex } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { FilterPasses } from './filter-passes.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
+import { ownTurn } from './loop-turns.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
 import {
   GENERATION_COLUMN,
@@ -165,6 +166,7 @@ async function searchGroup(
     return await deepen(request.k, { dropped: superseded, rows }, among, async (limit) => {
       if (graphed !== null) {
         searchAsks.inc({ side: 'graph' });
+        await ownTurn();
         return askGraph(graphed, liveIn, limit);
       }
       searchAsks.inc({ side: 'pending' });
@@ -211,18 +213,37 @@ function liveRows(runOf: ReadonlyMap<number, number>, shadowedRows: readonly Set
   };
 }
 
-/** The graph's `limit` nearest rows, taken from the rows the block keeps, the live ones as candidates. */
+/**
+ * The graph's `limit` nearest rows, the live ones as candidates where the block keeps them:
+ * only the k rows of the answer are ever copied (a take per graph asked cost 0.2 ms).
+ */
 function askGraph(
   { graph, rows, vector }: Graphed,
   liveIn: LiveIn,
   limit: number,
 ): { candidates: Candidate[]; fetched: number; last: number } {
   const found = graph.search(vector, limit);
-  const batch = takeRows(rows, Array.from(found.keys, Number));
-  return {
-    candidates: liveCandidates(batch, found.distances, liveIn),
-    fetched: batch.numRows,
-    last: found.distances.at(-1) ?? Number.NaN,
+  const at = rowLocator(rows);
+  const candidates: Candidate[] = [];
+  found.keys.forEach((key, i) => {
+    const { batch, row } = at(Number(key));
+    if (liveIn(batch)(row)) candidates.push({ batch, row, score: found.distances[i]! });
+  });
+  return { candidates, fetched: found.keys.length, last: found.distances.at(-1) ?? Number.NaN };
+}
+
+/** Where row `id` of a table is: its batch, and its row in that batch. */
+function rowLocator(table: Table): (id: number) => { batch: RecordBatch; row: number } {
+  const starts: number[] = [];
+  let rows = 0;
+  for (const batch of table.batches) {
+    starts.push(rows);
+    rows += batch.numRows;
+  }
+  return (id) => {
+    let b = starts.length - 1;
+    while (starts[b]! > id) b--;
+    return { batch: table.batches[b]!, row: id - starts[b]! };
   };
 }
 
