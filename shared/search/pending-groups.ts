@@ -8,16 +8,18 @@
  * one contiguous range (I3), and L0 files are immutable, so a range of generations names its
  * rows exactly and is its table's cache key. The ranges built, as an LSM tiers its runs:
  * every block of `TIER_GENERATIONS[0]` (8) generations, closed or, for the newest, as far as
- * it is committed, from the lowest pending one (a single generation too, when it holds at
- * least `indexRows` rows: built in the background, it gets the index that a table built on a
- * search's path never waits for); and every block of each bigger tier once all
+ * it is committed, from the lowest pending one (a single generation too, in a table with a
+ * vector index: built in the background, it gets the index and the graph that a table built
+ * on a search's path never waits for); and every block of each bigger tier once all
  * its generations are committed and pending (one taken in part by a merge would be rebuilt at
- * every merge; its smaller blocks cover it meanwhile). A block is graphed (vector-graph.ts)
- * once it is closed, its last generation the block's last, and unless a whole block of the
- * next tier covers it: the newest block is built again as each generation commits, and a
- * graph costs seconds where the table and its IVF_FLAT cost a fraction of that.
+ * every merge; its smaller blocks cover it meanwhile). A range is graphed (vector-graph.ts)
+ * when it is a single generation or a closed block, its last generation the block's last,
+ * and unless a whole block of the next tier covers it: the newest block is built again as
+ * each generation commits, and a graph of it costs seconds each time where the table and
+ * its IVF_FLAT cost a fraction of that; a single generation is built once.
  */
 import type { ReadSnapshot } from '../read/read-snapshot.ts';
+import { isVectorIndex } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
 
 /**
@@ -50,12 +52,10 @@ export interface PendingPlan {
   build: BuildGroup[];
 }
 
-/** `indexRows`: from how many rows a generation is worth a background build of its own. */
 export function pendingGroups(
   table: TableDef,
   snapshot: ReadSnapshot,
   isBuilt: (key: string) => boolean,
-  indexRows = Infinity,
 ): PendingPlan {
   const plan: PendingPlan = { search: [], build: [] };
   const shards = new Map<number, Map<number, number>>();
@@ -70,8 +70,7 @@ export function pendingGroups(
     });
     const lowest = Math.min(...runOf.keys());
     const newest = Math.max(...runOf.keys());
-    const big = (generation: number) => snapshot.runs[runOf.get(generation)!]!.size >= indexRows;
-    const wanted = wantedRanges(lowest, newest, big);
+    const wanted = wantedRanges(lowest, newest, table.indexes.some(isVectorIndex));
     plan.build.push(
       ...wanted
         .filter(([from, to]) => !isBuilt(block(from, to).key))
@@ -94,13 +93,9 @@ export function runGroup(table: TableDef, snapshot: ReadSnapshot, r: number): Pe
 
 /**
  * The ranges of generations worth a table of their own, from `lowest` to `newest` pending,
- * and whether each is graphed; a single generation only when it is `big`.
+ * and whether each is graphed; a single generation only when `vectors` can be indexed.
  */
-function wantedRanges(
-  lowest: number,
-  newest: number,
-  big: (generation: number) => boolean,
-): Array<[number, number, boolean]> {
+function wantedRanges(lowest: number, newest: number, vectors: boolean): Array<[number, number, boolean]> {
   const ranges: Array<[number, number, boolean]> = [];
   for (const [tier, size] of TIER_GENERATIONS.entries()) {
     for (let start = lowest - (lowest % size); start <= newest; start += size) {
@@ -108,15 +103,15 @@ function wantedRanges(
       const to = Math.min(newest, start + size - 1);
       const closed = to === start + size - 1;
       const whole = start >= lowest && closed;
-      const worth = to > from || (tier === 0 && big(from));
-      if (worth && (tier === 0 || whole)) ranges.push([from, to, closed]);
+      const worth = to > from || (tier === 0 && vectors);
+      if (worth && (tier === 0 || whole)) ranges.push([from, to, closed || to === from]);
     }
   }
-  // A closed block inside a whole block of a bigger tier leaves the graph to that one.
-  return ranges.map(([from, to, closed], i) => [
+  // A range inside a whole block of a bigger tier leaves the graph to that one.
+  return ranges.map(([from, to, graphed], i) => [
     from,
     to,
-    closed && !ranges.some(([f, t], j) => j !== i && f <= from && to <= t && t - f > to - from),
+    graphed && !ranges.some(([f, t], j) => j !== i && f <= from && to <= t && t - f > to - from),
   ]);
 }
 

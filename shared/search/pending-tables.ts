@@ -17,8 +17,8 @@
  * dimensions it builds in seconds where they take minutes, and answers as fast; it keeps a
  * copy of the vectors, so such a table is counted twice against the budget. After it, a job
  * marked `graphed` (a closed block, pending-groups.ts) gets a graph of each of those columns
- * (vector-graph.ts), counted too, which an unfiltered search by its metric asks in place of
- * LanceDB.
+ * (vector-graph.ts), whatever its rows, counted too, which an unfiltered search by its
+ * metric asks in place of LanceDB.
  */
 import { Float64, Int32, Table, vectorFromArray } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
@@ -92,7 +92,7 @@ export class PendingTables {
   constructor(
     private readonly maxBytes: number,
     /** From how many rows a table built in the background gets vector indexes. */
-    readonly indexRows = INDEX_ROWS,
+    private readonly indexRows = INDEX_ROWS,
   ) {
     this.lru = new LRUCache({
       maxSize: maxBytes,
@@ -139,14 +139,14 @@ export class PendingTables {
         const held = await this.hold(entry);
         try {
           if (held.table) await this.indexVectors(held.table, def);
-          if (held.table) await this.graphVectors(job.key, entry, held.table);
+          if (held.table) await this.graphVectors(job.key, entry, held.table, def);
         } finally {
           held.release();
         }
       }
     } catch {
       // A failed build is forgotten (entryOf), so the next search that wants it asks again; a
-      // table whose index failed is searched flat, one whose graph failed by its index.
+      // table whose index failed is searched flat, one whose graph failed by LanceDB.
     } finally {
       this.building = false;
     }
@@ -165,12 +165,13 @@ export class PendingTables {
     }
   }
 
-  /** A graph of each declared vector column of an indexed table, counted against the budget once built. */
-  private async graphVectors(key: string, entry: Entry, table: PendingTable): Promise<void> {
+  /** A graph of each declared vector column of a table that keeps its rows, counted against the budget once built. */
+  private async graphVectors(key: string, entry: Entry, table: PendingTable, def: TableDef): Promise<void> {
     if (table.rows === null) return;
-    for (const [column, { metric }] of table.vectorIndexes) {
-      const graph = await VectorGraph.build(vectorsOf(table.rows, column), metric);
-      table.graphs.set(column, graph);
+    for (const decl of def.indexes.filter(isVectorIndex)) {
+      const metric = decl.metric ?? 'l2';
+      const graph = await VectorGraph.build(vectorsOf(table.rows, decl.column), metric);
+      table.graphs.set(decl.column, graph);
       if (entry.done && this.lru.peek(key) === entry) {
         entry.done.bytes += graph.bytes;
         if (entry.done.bytes > this.maxBytes) this.lru.delete(key);
@@ -260,7 +261,7 @@ export const INDEX_ROWS = 10_000;
 const ROWS_PER_PARTITION = 4096;
 
 /**
- * What a table will hold besides its rows: a vector index from `indexRows` rows, and then
+ * What a table will hold besides its rows: a vector index from `indexRows` rows, and
  * graphs when `graphed`.
  */
 interface Shape {
@@ -269,8 +270,8 @@ interface Shape {
 }
 
 /**
- * The members' Arrow bytes; twice when the table will hold vector indexes (the IVF_FLAT's
- * copy of the vectors), and once more and a graph per vector index when it is graphed (the
+ * The members' Arrow bytes; once more when the table will hold vector indexes (the IVF_FLAT's
+ * copy of the vectors), and once more and a graph per vector column when it is graphed (the
  * rows kept for the graphs).
  */
 function estimatedBytes(job: PendingJob, def: TableDef, shape: Shape): number {
@@ -280,17 +281,23 @@ function estimatedBytes(job: PendingJob, def: TableDef, shape: Shape): number {
     rows += run.size;
     for (const batch of run.batches) bytes += batch.data.byteLength;
   }
-  if (!indexes(def, rows, shape.indexRows)) return bytes;
-  if (!shape.graphed) return 2 * bytes;
-  const graphs = def.indexes.filter(isVectorIndex).reduce((sum, decl) => {
-    const type = def.schema.fields.find((f) => f.name === decl.column)?.type;
-    return sum + (type?.kind === 'vector' ? graphBytes(rows, type.dim) : 0);
-  }, 0);
-  return 3 * bytes + graphs;
+  const { indexed, graphed } = extrasOf(def, rows, shape);
+  const graphs = !graphed
+    ? 0
+    : def.indexes.filter(isVectorIndex).reduce((sum, decl) => {
+        const type = def.schema.fields.find((f) => f.name === decl.column)?.type;
+        return sum + (type?.kind === 'vector' ? graphBytes(rows, type.dim) : 0);
+      }, 0);
+  return (1 + Number(indexed) + Number(graphed)) * bytes + graphs;
 }
 
-function indexes(def: TableDef, rows: number, indexRows: number): boolean {
-  return rows >= indexRows && def.indexes.some(isVectorIndex);
+/**
+ * Whether a table of `rows` gets vector indexes (from `indexRows` rows) and graphs (when
+ * `graphed`, whatever its rows: a graph answers a few rows as fast as many).
+ */
+function extrasOf(def: TableDef, rows: number, shape: Shape): { indexed: boolean; graphed: boolean } {
+  const vectors = def.indexes.some(isVectorIndex);
+  return { indexed: vectors && rows >= shape.indexRows, graphed: vectors && shape.graphed };
 }
 
 /** `column`'s vectors in `rows`, keyed by row position; rows whose vector is null are left out. */
@@ -338,8 +345,7 @@ async function buildTable(
   const bytes = encodeIpcStream(withRow);
   const db = await lanceDb().connect('memory://');
   const handle = await db.createTable('run', lanceArrowFromIPC(bytes));
-  const indexed = indexes(def, refs.length, shape.indexRows);
-  const graphed = indexed && shape.graphed;
+  const { indexed, graphed } = extrasOf(def, refs.length, shape);
   return {
     table: {
       handle,
@@ -348,7 +354,7 @@ async function buildTable(
       graphs: new Map(),
       rows: graphed ? withRow : null,
     },
-    bytes: (graphed ? 3 : indexed ? 2 : 1) * bytes.byteLength,
+    bytes: (1 + Number(indexed) + Number(graphed)) * bytes.byteLength,
     close: () => {
       handle.close();
       db.dropTable('run')

@@ -78,12 +78,7 @@ export async function searchRows(
   const request = { ...asked, filter: andVisible(table, snapshot.cutoff, asked.filter) };
   const overlay = deps.overlays.of(table, snapshot);
   const columns = projection.read.fields.map((f) => f.name);
-  const plan = pendingGroups(
-    table,
-    snapshot,
-    (key) => deps.pendingTables.isBuilt(key),
-    deps.pendingTables.indexRows,
-  );
+  const plan = pendingGroups(table, snapshot, (key) => deps.pendingTables.isBuilt(key));
   deps.pendingTables.prepare(
     table,
     plan.build.map((group) => ({

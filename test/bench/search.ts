@@ -266,21 +266,23 @@ async function pendingTablesBuilt(runtime: Runtime): Promise<number> {
   const tables = runtime.parts.pendingTables;
   for (;;) {
     const snapshot = await readSnapshot(runtime.parts, def, [0]);
-    const plan = pendingGroups(def, snapshot, (key) => tables.isBuilt(key), tables.indexRows);
+    const plan = pendingGroups(def, snapshot, (key) => tables.isBuilt(key));
     if (plan.build.length === 0 && (await indexed(runtime, snapshot, plan.search))) break;
     await sleep(100);
   }
   return Math.round((performance.now() - t0) / 100) / 10;
 }
 
-/** Whether every group of generations of `INDEX_ROWS` rows or more holds its vector index, and graph if it gets one, yet. */
+/**
+ * Whether every built group holds its vector index (from `INDEX_ROWS` rows) and its graph
+ * (when it keeps its rows) yet.
+ */
 async function indexed(runtime: Runtime, snapshot: ReadSnapshot, groups: PendingGroup[]): Promise<boolean> {
   const def = await runtime.sluice.tables.describe(TABLE);
   for (const group of groups) {
     const rows = group.runs.reduce((sum, r) => sum + snapshot.runs[r]!.size, 0);
-    // A run read on its own (no built group covers it) never gets an index.
-    const alone = group.key === runGroup(def, snapshot, group.runs[0]!).key;
-    if (alone || rows < INDEX_ROWS) continue;
+    // A run read on its own (no built group covers it) gets neither.
+    if (group.key === runGroup(def, snapshot, group.runs[0]!).key) continue;
     const members = group.runs.map((r) => ({
       run: snapshot.runs[r]!,
       generation: snapshot.sources[r]!.generation,
@@ -289,7 +291,9 @@ async function indexed(runtime: Runtime, snapshot: ReadSnapshot, groups: Pending
     // A block that keeps its rows is one that gets graphs.
     const table = held.table;
     const done =
-      table === null || (table.vectorIndexes.has('emb') && (table.rows === null || table.graphs.has('emb')));
+      table === null ||
+      ((rows < INDEX_ROWS || table.vectorIndexes.has('emb')) &&
+        (table.rows === null || table.graphs.has('emb')));
     held.release();
     if (!done) return false;
   }

@@ -594,6 +594,37 @@ describe('search over the base and every pending row', () => {
     expect(await graphAsks()).toBe(asksBefore);
   });
 
+  it('a closed block too small for an index still gets a graph, which a search beside an indexed base asks', async () => {
+    const tables = new PendingTables(64 * 1024 * 1024);
+    const { model, searchWith, random } = await fillGenerations('small-graph', 41, tables, 400);
+    await searchWith({ vector: Array.from({ length: DIM }, () => 0), k: 10 });
+    const [closed] = await builtBlocks(h, 'small-graph', tables);
+    expect(closed!.key).toBe('small-graph/shards/0/generations-2-7@v1');
+    const def = await h.sluice.tables.describe('small-graph');
+    const snapshot = await readSnapshot(h.parts, def, [0]);
+    const held = await tables.of(
+      closed!.key,
+      closed!.runs.map((r) => ({ run: snapshot.runs[r]!, generation: snapshot.sources[r]!.generation })),
+      def,
+    );
+    try {
+      await waitFor(() => held.table!.graphs.get('emb')?.metric === 'l2', { message: 'the block graphed' });
+      expect(held.table!.vectorIndexes.size).toBe(0);
+    } finally {
+      held.release();
+    }
+    const graphAsks = await counterSince(searchAsks, { side: 'graph' });
+    for (let probe = 0; probe < 10; probe++) {
+      const vector = Array.from({ length: DIM }, () => Math.fround(random() * 2 - 1));
+      const json = await searchWith({ vector, k: 10, nprobes: 2 });
+      for (const row of json) expect(row).toEqual(model.get(row.id as number));
+      const answered = new Set(json.map((row) => row.id as number));
+      const pending = bruteForce(model, 'l2', vector, 10).filter((id) => id < 10_000);
+      expect(pending.filter((id) => answered.has(id))).toEqual(pending);
+    }
+    expect(await graphAsks()).toBeGreaterThanOrEqual(10);
+  });
+
   it('an index declared after create indexes the pending blocks a search asks to be built', async () => {
     await h.createTable({ ...table('late-index', []), shards: 1 });
     const def = await h.sluice.tables.describe('late-index');
