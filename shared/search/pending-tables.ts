@@ -16,9 +16,9 @@
  * IVF_FLAT rather than IVF_PQ or IVF_HNSW_SQ: on 80,000 rows of 128
  * dimensions it builds in seconds where they take minutes, and answers as fast; it keeps a
  * copy of the vectors, so such a table is counted twice against the budget. After it, a job
- * marked `graphed` (a closed block, pending-groups.ts) gets a graph of each of those columns
- * (vector-graph.ts), whatever its rows, counted too, which an unfiltered search by its
- * metric asks in place of LanceDB.
+ * marked `graphed` (a single generation or a closed block, pending-groups.ts) gets a graph
+ * of each of those columns (vector-graph.ts), whatever its rows, counted too, which an
+ * unfiltered search by its metric asks in place of LanceDB.
  */
 import { Float64, Int32, Table, vectorFromArray } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';

@@ -3,7 +3,7 @@
  * snapshot as reads take it: the base at its recorded Lance version, the committed L0
  * generations above the watermark and the WAL tail, newest first. The pending runs are
  * searched as tables in memory (pending-tables.ts), one per run or per block of generations
- * (pending-groups.ts), a closed block by its graph when it has one (vector-graph.ts), and the
+ * (pending-groups.ts), each by its graph when it has one (vector-graph.ts), and the
  * rows newer runs supersede are dropped; the base drops every key the overlay holds. Each
  * side is searched for k at first, and for more, up to k plus what it drops, while dropped
  * rows crowd out the k: so a flat search is exact, and an indexed one misses only what its
