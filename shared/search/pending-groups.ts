@@ -8,9 +8,10 @@
  * one contiguous range (I3), and L0 files are immutable, so a range of generations names its
  * rows exactly and is its table's cache key. The ranges built, as an LSM tiers its runs:
  * every block of `TIER_GENERATIONS[0]` (8) generations, closed or, for the newest, as far as
- * it is committed, from the lowest pending one (a single generation too, in a table with a
- * vector index: built in the background, it gets the index and the graph that a table built
- * on a search's path never waits for); and every block of each bigger tier once all
+ * it is committed, from the lowest pending one (a single generation too, when the search
+ * says it is worth it — when it would ask its graph, or its rows are enough for an index:
+ * built in the background, it gets the index and the graph that a table built on a search's
+ * path never waits for); and every block of each bigger tier once all
  * its generations are committed and pending (one taken in part by a merge would be rebuilt at
  * every merge; its smaller blocks cover it meanwhile). A range is graphed (vector-graph.ts)
  * when it is a single generation or a closed block, its last generation the block's last,
@@ -19,7 +20,6 @@
  * its IVF_FLAT cost a fraction of that; a single generation is built once.
  */
 import type { ReadSnapshot } from '../read/read-snapshot.ts';
-import { isVectorIndex } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
 
 /**
@@ -40,7 +40,7 @@ export interface PendingGroup {
   runs: number[];
 }
 
-/** A group to build, and whether it gets graphs once indexed. */
+/** A group to build, and whether it gets graphs. */
 export interface BuildGroup extends PendingGroup {
   graphed: boolean;
 }
@@ -52,10 +52,12 @@ export interface PendingPlan {
   build: BuildGroup[];
 }
 
+/** `worthAlone`: whether a single generation of so many rows is worth a table of its own. */
 export function pendingGroups(
   table: TableDef,
   snapshot: ReadSnapshot,
   isBuilt: (key: string) => boolean,
+  worthAlone: (rows: number) => boolean = () => false,
 ): PendingPlan {
   const plan: PendingPlan = { search: [], build: [] };
   const shards = new Map<number, Map<number, number>>();
@@ -70,7 +72,7 @@ export function pendingGroups(
     });
     const lowest = Math.min(...runOf.keys());
     const newest = Math.max(...runOf.keys());
-    const wanted = wantedRanges(lowest, newest, table.indexes.some(isVectorIndex));
+    const wanted = wantedRanges(lowest, newest, (g) => worthAlone(snapshot.runs[runOf.get(g)!]!.size));
     plan.build.push(
       ...wanted
         .filter(([from, to]) => !isBuilt(block(from, to).key))
@@ -93,9 +95,13 @@ export function runGroup(table: TableDef, snapshot: ReadSnapshot, r: number): Pe
 
 /**
  * The ranges of generations worth a table of their own, from `lowest` to `newest` pending,
- * and whether each is graphed; a single generation only when `vectors` can be indexed.
+ * and whether each is graphed; a single generation only when it is `worthAlone`.
  */
-function wantedRanges(lowest: number, newest: number, vectors: boolean): Array<[number, number, boolean]> {
+function wantedRanges(
+  lowest: number,
+  newest: number,
+  worthAlone: (generation: number) => boolean,
+): Array<[number, number, boolean]> {
   const ranges: Array<[number, number, boolean]> = [];
   for (const [tier, size] of TIER_GENERATIONS.entries()) {
     for (let start = lowest - (lowest % size); start <= newest; start += size) {
@@ -103,7 +109,7 @@ function wantedRanges(lowest: number, newest: number, vectors: boolean): Array<[
       const to = Math.min(newest, start + size - 1);
       const closed = to === start + size - 1;
       const whole = start >= lowest && closed;
-      const worth = to > from || (tier === 0 && vectors);
+      const worth = to > from || (tier === 0 && worthAlone(from));
       if (worth && (tier === 0 || whole)) ranges.push([from, to, closed || to === from]);
     }
   }

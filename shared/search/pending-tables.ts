@@ -20,9 +20,10 @@
  * of each of those columns (vector-graph.ts), whatever its rows, counted too, which an
  * unfiltered search by its metric asks in place of LanceDB.
  */
-import { Float64, Int32, Table, vectorFromArray } from 'apache-arrow';
+import { Float64, Int32, type RecordBatch, Table, vectorFromArray } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
 import { encodeIpcStream } from '../arrow/ipc.ts';
+import { concatBatches } from '../arrow/take.ts';
 import { type LanceTable, lanceArrowFromIPC, lanceDb } from '../base/lance-module.ts';
 import { projectRows, type RowRef } from '../read/project-rows.ts';
 import { unexpired } from '../read/retention-cutoff.ts';
@@ -51,9 +52,9 @@ export interface PendingTable {
   graphs: Map<string, VectorGraph>;
   /**
    * The table's rows in Sluice's Arrow, kept when it gets graphs: the rows a graph finds
-   * are taken from here, with no LanceDB query.
+   * are read here, with no LanceDB query.
    */
-  rows: Table | null;
+  rows: RecordBatch | null;
 }
 
 /** A table a search holds; `release` once the search is done with it. */
@@ -108,6 +109,15 @@ export class PendingTables {
   async of(key: string, members: readonly PendingMember[], def: TableDef): Promise<HeldTable> {
     const entry = this.entryOf(key, members, def);
     return this.hold(entry);
+  }
+
+  /**
+   * Whether a generation of `rows` alone is worth a table built in the background: one that
+   * gets a vector index, or a graph that searches like the asker ask (`graphs`). Otherwise it
+   * would be the very table a search builds for it on its path.
+   */
+  worthAlone(def: TableDef, rows: number, graphs: boolean): boolean {
+    return def.indexes.some(isVectorIndex) && (graphs || rows >= this.indexRows);
   }
 
   /** Whether `key`'s table is built: a search reads it without waiting. */
@@ -165,12 +175,16 @@ export class PendingTables {
     }
   }
 
-  /** A graph of each declared vector column of a table that keeps its rows, counted against the budget once built. */
+  /**
+   * A graph of each declared vector column of a table that keeps its rows, counted against
+   * the budget once built; a column whose graph fails is searched by LanceDB, the others by theirs.
+   */
   private async graphVectors(key: string, entry: Entry, table: PendingTable, def: TableDef): Promise<void> {
     if (table.rows === null) return;
     for (const decl of def.indexes.filter(isVectorIndex)) {
       const metric = decl.metric ?? 'l2';
-      const graph = await VectorGraph.build(vectorsOf(table.rows, decl.column), metric);
+      const graph = await VectorGraph.build(vectorsOf(table.rows, decl.column), metric).catch(() => null);
+      if (graph === null) continue;
       table.graphs.set(decl.column, graph);
       if (entry.done && this.lru.peek(key) === entry) {
         entry.done.bytes += graph.bytes;
@@ -301,7 +315,7 @@ function extrasOf(def: TableDef, rows: number, shape: Shape): { indexed: boolean
 }
 
 /** `column`'s vectors in `rows`, keyed by row position; rows whose vector is null are left out. */
-function vectorsOf(rows: Table, column: string): GraphVectors {
+function vectorsOf(rows: RecordBatch, column: string): GraphVectors {
   const vectors = rows.getChild(column)!;
   const dim = (vectors.type as { listSize: number }).listSize;
   const keys: bigint[] = [];
@@ -352,7 +366,7 @@ async function buildTable(
       fts: new Map(),
       vectorIndexes: new Map(),
       graphs: new Map(),
-      rows: graphed ? withRow : null,
+      rows: graphed ? oneBatch(withRow) : null,
     },
     bytes: (1 + Number(indexed) + Number(graphed)) * bytes.byteLength,
     close: () => {
@@ -362,4 +376,9 @@ async function buildTable(
         .finally(() => db.close());
     },
   };
+}
+
+/** `rows` as one batch: a graph's keys are row positions in it. */
+function oneBatch(rows: Table): RecordBatch {
+  return rows.batches.length === 1 ? rows.batches[0]! : concatBatches(rows);
 }

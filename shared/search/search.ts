@@ -26,7 +26,7 @@ import { indexName, isVectorIndex } from '../table/index-decl.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { FilterPasses } from './filter-passes.ts';
 import { runSearch, scoreColumnOf } from './lance-search.ts';
-import { ownTurn } from './loop-turns.ts';
+import { loopTurns } from './loop-turns.ts';
 import { type PendingGroup, pendingGroups } from './pending-groups.ts';
 import {
   GENERATION_COLUMN,
@@ -78,7 +78,20 @@ export async function searchRows(
   const request = { ...asked, filter: andVisible(table, snapshot.cutoff, asked.filter) };
   const overlay = deps.overlays.of(table, snapshot);
   const columns = projection.read.fields.map((f) => f.name);
-  const plan = pendingGroups(table, snapshot, (key) => deps.pendingTables.isBuilt(key));
+  const version = snapshot.base.lanceVersion;
+  const handle = version === null ? null : await deps.datasets.at(table, version);
+  const share = probedShare(
+    await basePartitions(handle, table, request.query),
+    request.query.kind === 'vector' ? request.query.nprobes : null,
+  );
+  if (request.query.kind === 'vector') probedShares.observe(share);
+  const graphs = asksGraphs(table, request, share);
+  const plan = pendingGroups(
+    table,
+    snapshot,
+    (key) => deps.pendingTables.isBuilt(key),
+    (rows) => deps.pendingTables.worthAlone(table, rows, graphs),
+  );
   deps.pendingTables.prepare(
     table,
     plan.build.map((group) => ({
@@ -87,15 +100,9 @@ export async function searchRows(
       graphed: group.graphed,
     })),
   );
-  const version = snapshot.base.lanceVersion;
-  const handle = version === null ? null : await deps.datasets.at(table, version);
-  const share = probedShare(
-    await basePartitions(handle, table, request.query),
-    request.query.kind === 'vector' ? request.query.nprobes : null,
-  );
-  if (request.query.kind === 'vector') probedShares.observe(share);
   // Sides 0 … n-1 are the pending groups, side n the base.
   const bound = new SearchBound(request.k, rankedBefore(request.query), plan.search.length + 1);
+  const turn = loopTurns();
   const asSide = <T>(index: number, search: () => Promise<T>) => search().finally(() => bound.left(index));
   const [pending, base] = await Promise.all([
     Promise.all(
@@ -104,6 +111,7 @@ export async function searchRows(
           searchGroup(deps, table, request, columns, snapshot, group, overlay.shadowedRows, share, {
             bound,
             side: index,
+            turn: graphs ? turn : null,
           }),
         ),
       ),
@@ -114,6 +122,7 @@ export async function searchRows(
         : searchBase(deps, table, { handle, version }, request, columns, overlay.keys, {
             bound,
             side: plan.search.length,
+            turn: null,
           }),
     ),
   ]);
@@ -157,11 +166,12 @@ async function searchGroup(
           }
         : request;
     const liveIn = liveRows(runOf, shadowedRows);
-    const graphed = graphOf(pendingTable, request, share);
+    const { turn } = among;
+    const graphed = turn === null ? null : graphOf(pendingTable, request);
     return await deepen(request.k, { dropped: superseded, rows }, among, async (limit) => {
-      if (graphed !== null) {
+      if (graphed !== null && turn !== null) {
         searchAsks.inc({ side: 'graph' });
-        await ownTurn();
+        await turn();
         return askGraph(graphed, liveIn, limit);
       }
       searchAsks.inc({ side: 'pending' });
@@ -177,21 +187,35 @@ async function searchGroup(
   }
 }
 
-/** A graph a search asks, the rows it finds taken from `rows`. */
+/**
+ * Whether a search asks the pending graphs, where they are built, in place of LanceDB: a
+ * vector search by a metric a vector index is declared with on its column (the graphs are
+ * built for those), with no filter (a graph knows only vectors), beside a base itself searched
+ * by an index (share < 1), so a flat search stays exact.
+ */
+function asksGraphs(table: TableDef, request: SearchRequest, share: number): boolean {
+  const { query } = request;
+  return (
+    query.kind === 'vector' &&
+    request.filter === null &&
+    share < 1 &&
+    table.indexes.some(
+      (d) => isVectorIndex(d) && d.column === query.column && (d.metric ?? 'l2') === query.metric,
+    )
+  );
+}
+
+/** A graph a search asks, the rows it finds read in `rows`. */
 interface Graphed {
   graph: VectorGraph;
-  rows: Table;
+  rows: RecordBatch;
   vector: Float32Array;
 }
 
-/**
- * The graph a vector search asks in place of LanceDB: one built for its column and metric,
- * when it has no filter (a graph knows only vectors) and the base is itself searched by an
- * index (share < 1), so a flat search stays exact.
- */
-function graphOf(table: PendingTable, request: SearchRequest, share: number): Graphed | null {
+/** The graph of a search that asks graphs (asksGraphs), when `table` has one for its column and metric. */
+function graphOf(table: PendingTable, request: SearchRequest): Graphed | null {
   const { query } = request;
-  if (query.kind !== 'vector' || request.filter !== null || share >= 1 || table.rows === null) return null;
+  if (query.kind !== 'vector' || table.rows === null) return null;
   const graph = table.graphs.get(query.column);
   return graph?.metric === query.metric ? { graph, rows: table.rows, vector: query.vector } : null;
 }
@@ -209,7 +233,7 @@ function liveRows(runOf: ReadonlyMap<number, number>, shadowedRows: readonly Set
 }
 
 /**
- * The graph's `limit` nearest rows, the live ones as candidates where the block keeps them:
+ * The graph's `limit` nearest rows, the live ones as candidates where the table keeps them:
  * only the k rows of the answer are ever copied (a take per graph asked cost 0.2 ms).
  */
 function askGraph(
@@ -218,28 +242,13 @@ function askGraph(
   limit: number,
 ): { candidates: Candidate[]; fetched: number; last: number } {
   const found = graph.search(vector, limit);
-  const at = rowLocator(rows);
+  const live = liveIn(rows);
   const candidates: Candidate[] = [];
   found.keys.forEach((key, i) => {
-    const { batch, row } = at(Number(key));
-    if (liveIn(batch)(row)) candidates.push({ batch, row, score: found.distances[i]! });
+    const row = Number(key);
+    if (live(row)) candidates.push({ batch: rows, row, score: found.distances[i]! });
   });
   return { candidates, fetched: found.keys.length, last: found.distances.at(-1) ?? Number.NaN };
-}
-
-/** Where row `id` of a table is: its batch, and its row in that batch. */
-function rowLocator(table: Table): (id: number) => { batch: RecordBatch; row: number } {
-  const starts: number[] = [];
-  let rows = 0;
-  for (const batch of table.batches) {
-    starts.push(rows);
-    rows += batch.numRows;
-  }
-  return (id) => {
-    let b = starts.length - 1;
-    while (starts[b]! > id) b--;
-    return { batch: table.batches[b]!, row: id - starts[b]! };
-  };
 }
 
 /** The live rows of a batch of a pending table as candidates, each with its score. */
@@ -328,10 +337,16 @@ function askedOnce<T>(handle: LanceTable, question: string, ask: () => Promise<T
   return answer;
 }
 
-/** Which side of a search a deepening asks for, and what every side has found so far. */
+/**
+ * Which side of a search a deepening asks for, what every side has found so far, and the
+ * search's turns of the event loop when it asks graphs: each graph is asked in a turn of its
+ * own, so the base's LanceDB query, which needs this thread at each of its steps, is not held
+ * back until every graph has answered (docs/design.md, "Search", step 2).
+ */
 interface Among {
   bound: SearchBound;
   side: number;
+  turn: (() => Promise<void>) | null;
 }
 
 /**

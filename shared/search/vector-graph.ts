@@ -1,9 +1,9 @@
 /**
- * A graph index (HNSW, by usearch) over the vectors of one pending block (docs/design.md,
- * "Search", step 2): a query visits a few hundred vectors where the block's IVF_FLAT index
- * compares every vector of the partitions it probes, and answers in native code without a
- * LanceDB query's fixed cost. Keys are the block table's row ids, so the rows it finds are
- * taken from that table by id.
+ * A graph index (HNSW, by usearch) over the vectors of one pending table, a block or a lone
+ * generation (docs/design.md, "Search", step 2): a query visits a few hundred vectors where
+ * an IVF_FLAT index compares every vector of the partitions it probes, and answers in native
+ * code without a LanceDB query's fixed cost. Keys are the table's row positions, so the rows
+ * it finds are read there by position.
  * Inserting into the graph is synchronous native work, seconds for a block of 80,000 rows: on
  * the event loop it would stall every request the process serves. So it is built in a worker
  * thread, which saves it to a temporary file that this thread loads (a native index cannot

@@ -1,19 +1,15 @@
 /**
  * Which pending generations a search reads as one table, and which tables it asks to be
  * built (shared/search/pending-groups.ts): blocks of 8, graphed once closed, and a lone
- * generation of a table with a vector index built on its own, so that it gets an index and a
- * graph too.
+ * generation built on its own when the search finds it worth it, so that it gets an index
+ * and a graph too.
  */
 import { describe, expect, it } from 'vitest';
 import type { ReadSnapshot } from '../../../shared/read/read-snapshot.ts';
 import { pendingGroups } from '../../../shared/search/pending-groups.ts';
 import type { TableDef } from '../../../shared/table/table-def.ts';
 
-const table = {
-  name: 't',
-  schema: { version: 1 },
-  indexes: [{ column: 'emb', type: 'ivf_pq', metric: 'l2' }],
-} as unknown as TableDef;
+const table = { name: 't', schema: { version: 1 } } as unknown as TableDef;
 
 /** Generations `from`..`to` of shard 0, each of `rows` rows; only what pendingGroups reads. */
 function snapshotOf(from: number, to: number, rows: number): ReadSnapshot {
@@ -28,7 +24,12 @@ describe('pending groups', () => {
   it('a lone generation is a table of its own to build and graph, read as such once built', () => {
     const snapshot = snapshotOf(1, 8, 100);
     const built = new Set<string>();
-    const plan = pendingGroups(table, snapshot, (key) => built.has(key));
+    const plan = pendingGroups(
+      table,
+      snapshot,
+      (key) => built.has(key),
+      () => true,
+    );
     expect(plan.build.map((g) => [g.key, g.graphed])).toEqual([
       ['t/shards/0/generations-1-7@v1', true],
       ['t/shards/0/generations-8-8@v1', true],
@@ -37,7 +38,12 @@ describe('pending groups', () => {
     expect(plan.search.map((g) => g.key)).toEqual(snapshot.sources.map((s) => `${s.key}@v1`));
 
     for (const group of plan.build) built.add(group.key);
-    const after = pendingGroups(table, snapshot, (key) => built.has(key));
+    const after = pendingGroups(
+      table,
+      snapshot,
+      (key) => built.has(key),
+      () => true,
+    );
     expect(after.build).toEqual([]);
     expect(after.search.map((g) => g.key)).toEqual([
       't/shards/0/generations-1-7@v1',
@@ -45,14 +51,28 @@ describe('pending groups', () => {
     ]);
   });
 
-  it('in a table with no vector index, a lone generation is left to the search that reads it', () => {
-    const plain = { ...table, indexes: [] } as unknown as TableDef;
-    const plan = pendingGroups(plain, snapshotOf(1, 8, 100), () => false);
+  it('a lone generation not worth a table of its own is left to the search that reads it', () => {
+    const sizes: number[] = [];
+    const plan = pendingGroups(
+      table,
+      snapshotOf(1, 8, 100),
+      () => false,
+      (rows) => {
+        sizes.push(rows);
+        return false;
+      },
+    );
     expect(plan.build.map((g) => g.key)).toEqual(['t/shards/0/generations-1-7@v1']);
+    expect(sizes).toEqual([100]);
   });
 
   it("the lowest generation alone at its block's end is built and graphed whatever its rows: no bigger group will take it", () => {
-    const plan = pendingGroups(table, snapshotOf(7, 12, 100), () => false);
+    const plan = pendingGroups(
+      table,
+      snapshotOf(7, 12, 100),
+      () => false,
+      () => true,
+    );
     expect(plan.build.map((g) => [g.key, g.graphed])).toEqual([
       ['t/shards/0/generations-7-7@v1', true],
       ['t/shards/0/generations-8-12@v1', false],
