@@ -3,7 +3,7 @@
  * LanceDB's own search of the base alone, in one run. A one-shard table of
  * BENCH_SEARCH_ROWS (1,000,000) rows of 128-dimension vectors (search-vectors.ts: clustered, or
  * BENCH_SEARCH_DATA=uniform) is merged into the
- * base and indexed (a declared `ivf_pq`, l2); then 0, 10 and 100 pending L0 generations of
+ * base and indexed (a declared `ivf_pq`, l2); then 0, 10 and 100 (BENCH_SEARCH_PENDING) pending L0 generations of
  * 10,000 rows each are added (half of each overwrites base rows, half are new keys). For
  * every count, BENCH_SEARCH_QUERIES (50) vectors drawn as the rows are, k 10, nprobes 40, refineFactor 10, each searched by Sluice
  * (`reads.search`) and by LanceDB on the same Lance version, taking turns query by query:
@@ -57,7 +57,13 @@ const CACHE_BYTES = Number(process.env.BENCH_SEARCH_CACHE_BYTES) || 4 * 1024 ** 
 const DIM = 128;
 const BATCH_ROWS = 10_000;
 const GENERATION_ROWS = 10_000;
-const PENDING = [0, 10, 100];
+/** The pending generation counts measured, in increasing order: BENCH_SEARCH_PENDING, as `0,10,100`. */
+const PENDING = (process.env.BENCH_SEARCH_PENDING ?? '0,10,100').split(',').map(Number);
+if (!PENDING.every((n, i) => Number.isInteger(n) && n >= (PENDING[i - 1] ?? 0))) {
+  throw new Error(
+    `BENCH_SEARCH_PENDING takes increasing whole numbers, as 0,10,100, not "${process.env.BENCH_SEARCH_PENDING}"`,
+  );
+}
 const K = 10;
 const SCAN_PAGE = 10_000;
 /** Both systems search the index alike: IVF partitions probed, and exact re-ranking of refine × k candidates. */
