@@ -162,6 +162,9 @@ describe('write path: WAL → seal → flush → reads', () => {
     async function createTable(name: string): Promise<number> {
       await h.createTable(eventsTable('probe'));
       await write('probe', 0);
+      // The probe's own seal request goes out in the background: settled here, a test that
+      // counts seal requests does not count it.
+      await h.parts.wal.settle();
       const entryBytes = (await h.store.inner.head(walKey('probe', 0, 1)))!.size;
       const maxGenerationBytes = Math.floor(entryBytes * 4.5);
       await h.createTable(eventsTable(name, { settings: { sealDelayMs: 60_000, maxGenerationBytes } }));
