@@ -117,7 +117,8 @@ export class PendingTables {
    * would be the very table a search builds for it on its path.
    */
   worthAlone(def: TableDef, rows: number, graphs: boolean): boolean {
-    return def.indexes.some(isVectorIndex) && (graphs || rows >= this.indexRows);
+    const { indexed, graphed } = extrasOf(def, rows, { indexRows: this.indexRows, graphed: graphs });
+    return indexed || graphed;
   }
 
   /** Whether `key`'s table is built: a search reads it without waiting. */
