@@ -42,6 +42,19 @@ export function sealGenerations(manifest: ShardManifest, generations: SealedGene
 }
 
 /**
+ * A table lane's seal found no entry of this shard through `through` (docs/table-wal-lane.md,
+ * §4): with nothing sealed waiting, no seq up to there holds the shard's rows, so the sealed
+ * range and the cursor both move past them and the next seal lists from there (I4 holds: no
+ * entry it passes has a section for this shard). With generations waiting it changes nothing:
+ * the cursor must stop at each generation's end, and the next generation will cover the seqs.
+ */
+export function advanceSealed(manifest: ShardManifest, through: number): ManifestChange {
+  assertNotPoisoned(manifest);
+  if (through <= manifest.sealedThrough || manifest.sealed.length > 0) return null;
+  return { ...manifest, sealedThrough: through, walCursor: through };
+}
+
+/**
  * I3: commits `generation`, which must be the manifest's current generation and the lowest
  * sealed one. I4: the cursor moves to the generation's last WAL entry and no further.
  * Committing a generation that is already committed is a no-op (I11, I13).
@@ -63,7 +76,9 @@ export function commitGeneration(
       lowestSealed: sealed?.generation ?? null,
     });
   }
-  const committed: CommittedGeneration = { ...sealed, ...artifact, committedAt: new Date().toISOString() };
+  // A committed generation is read from its L0 file: where its rows were in the WAL is done with.
+  const { members: _, ...range } = sealed;
+  const committed: CommittedGeneration = { ...range, ...artifact, committedAt: new Date().toISOString() };
   return {
     ...manifest,
     sealed: manifest.sealed.slice(1),

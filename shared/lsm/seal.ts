@@ -96,6 +96,8 @@ async function sealPlanned(
     );
     const generations = cutGenerations({
       entries,
+      after,
+      through: frontier.frontier,
       firstGeneration: manifest.nextGeneration,
       maxBytes: table.settings.maxGenerationBytes,
       maxRows: table.settings.maxGenerationRows,

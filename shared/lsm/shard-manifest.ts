@@ -25,6 +25,12 @@ export interface SealedGeneration {
   walRows: number;
   walBytes: number;
   sealedAt: string;
+  /**
+   * A table-lane generation's members (`packMembers`, from `walFrom - 1`): the entries of its
+   * range that hold this shard's rows, and where. Absent in a shard's own lane, where every
+   * entry of the range is the shard's; dropped once the generation is committed.
+   */
+  members?: string;
 }
 
 export interface CommittedGeneration extends SealedGeneration {

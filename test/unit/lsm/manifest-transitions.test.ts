@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  advanceSealed,
   commitGeneration,
   isCommitted,
   poisonShard,
@@ -108,5 +109,28 @@ describe('shard manifest transitions', () => {
 
   it('I11: a poison for a generation that is committed by now changes nothing', () => {
     expect(poisonShard(twoCommitted(), poison(2))).toBeNull();
+  });
+
+  it("a commit drops a table-lane generation's members: its rows are read from L0 from then on", () => {
+    const withMembers = { ...sealed(1, 1, 4), members: 'AQIDBAU=' };
+    let m = applied(emptyShardManifest('t', 0), sealGenerations(emptyShardManifest('t', 0), [withMembers]));
+    expect(m.sealed[0]!.members).toBe('AQIDBAU=');
+    m = applied(m, commitGeneration(m, 1, artifact(1)));
+    expect(m.committed[0]).not.toHaveProperty('members');
+    expect(m.committed[0]).toMatchObject({ walFrom: 1, walTo: 4, path: 'gen/1' });
+  });
+
+  it('I4: a table-lane seal with no member moves sealed range and cursor only with nothing sealed waiting', () => {
+    const idle = twoCommitted();
+    const drained = applied(idle, commitGeneration(idle, 3, artifact(3)));
+    expect([drained.sealedThrough, drained.walCursor]).toEqual([5, 5]);
+    const advanced = applied(drained, advanceSealed(drained, 9));
+    expect([advanced.sealedThrough, advanced.walCursor, advanced.nextGeneration]).toEqual([9, 9, 4]);
+    expect(advanceSealed(advanced, 9)).toBeNull();
+    expect(advanceSealed(advanced, 7)).toBeNull();
+    // Generation 3 still sealed: the cursor must stop at its end, so nothing moves.
+    expect(advanceSealed(idle, 9)).toBeNull();
+    const poisoned = applied(drained, poisonShard(drained, poison(null)));
+    expect(() => advanceSealed(poisoned, 9)).toThrow();
   });
 });
