@@ -3,7 +3,6 @@
  * finds the frontier, tombstones abandoned seqs, cuts the range into generations of
  * bounded size, commits them as sealed and makes sure a flush is queued.
  */
-import pLimit from 'p-limit';
 import type { Config } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { InflightMarks } from '../redis/inflight-marks.ts';
@@ -12,13 +11,13 @@ import type { SealCounters } from '../redis/seal-counters.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { listWalAfter, missingSeqs, planFrontier, type WalObject } from '../wal/frontier.ts';
-import { decodeWalEntry, encodeHole } from '../wal/wal-entry.ts';
+import { missingSeqs, planFrontier, type WalObject } from '../wal/frontier.ts';
+import { encodeHole } from '../wal/wal-entry.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
-import { cutGenerations, type SealableEntry } from './generation-cut.ts';
-import { sealGenerations } from './manifest-transitions.ts';
+import { cutGenerations } from './generation-cut.ts';
+import { advanceSealed, sealGenerations } from './manifest-transitions.ts';
+import { type SealLane, shardSealLane } from './seal-lane.ts';
 import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
 
 export interface SealDeps {
@@ -40,8 +39,6 @@ export interface SealOutcome {
 }
 
 const MAX_PLANS = 8;
-/** Entries whose row count Redis lacks, read at once. */
-const ROW_COUNT_READS = 32;
 /** The next seal never comes sooner than this after one ended. */
 const MIN_NEXT_SEAL_MS = 50;
 
@@ -55,7 +52,9 @@ export async function sealShard(
     return await sealPlanned(deps, table, shard, signal);
   } catch (err) {
     // Writes that come next arm another seal at once instead of waiting out this one's arm.
-    await deps.seqAllocation.disarmSeal(table.name, shard).catch(() => undefined);
+    await sealLaneOf(deps, table, shard)
+      .disarmSeal()
+      .catch(() => undefined);
     throw err;
   }
 }
@@ -66,17 +65,17 @@ async function sealPlanned(
   shard: number,
   signal?: AbortSignal,
 ): Promise<SealOutcome> {
+  const lane = sealLaneOf(deps, table, shard);
   for (let plan = 0; plan < MAX_PLANS; plan++) {
     const readAt = Date.now();
-    const listing = listBesideRead(deps, table.name, shard, signal);
+    const listing = listBesideRead(deps, lane, table.name, shard, signal);
     const manifest = await deps.manifests.read(table.name, shard, signal);
     await assertShardOpen(deps.poisonCache, manifest);
     const after = manifest.sealedThrough;
     const listedAt = Date.now();
     const present =
-      (await listing)?.filter((entry) => entry.seq > after) ??
-      (await listWalAfter(deps.store, table.name, shard, after, signal));
-    const inflight = await deps.inflightMarks.since(table.name, shard, missingSeqs(after, present));
+      (await listing)?.filter((entry) => entry.seq > after) ?? (await lane.listAfter(after, signal));
+    const inflight = await lane.inflightSince(missingSeqs(after, present));
     const frontier = planFrontier({
       after,
       present,
@@ -86,14 +85,11 @@ async function sealPlanned(
     });
     // I7: a poison raised since the check above stops the seal before its first tombstone.
     if (frontier.holes.length > 0) await assertShardOpen(deps.poisonCache, manifest);
-    const holes = await writeHoles(deps.store, table.name, shard, frontier.holes, signal);
-    const entries = await sealableEntries(
-      deps,
-      table.name,
-      shard,
-      [...present, ...holes.landed],
-      frontier.frontier,
-    );
+    const holes = await writeHoles(deps.store, lane, frontier.holes, signal);
+    const inRange = [...present, ...holes.landed]
+      .filter((o) => o.seq <= frontier.frontier)
+      .sort((a, b) => a.seq - b.seq);
+    const entries = await lane.sealable(inRange, signal);
     const generations = cutGenerations({
       entries,
       after,
@@ -110,24 +106,28 @@ async function sealPlanned(
     const { manifest: committed, changed } = await deps.manifests.update(
       table.name,
       shard,
-      (m) => sealGenerations(m, generations),
+      (m) => (generations.length > 0 ? sealGenerations(m, generations) : advanceSealed(m, frontier.frontier)),
       signal,
       { from: { doc: manifest, readAt } },
     );
     if (!changed && generations.length > 0) continue;
     if (changed) {
-      await deps.sealCounters.recordSeal(table.name, shard, {
-        bytes: generations.reduce((sum, g) => sum + g.walBytes, 0),
+      await lane.recordSeal({
+        entries,
         sealedCount: committed.sealed.length,
         manifestVersion: committed.version,
-        seqs: entries.map((e) => e.seq),
+        sealedThrough: committed.sealedThrough,
       });
     }
     if (committed.sealed.length > 0) await deps.scheduler.requestFlush(table.name, shard);
-    await requestNextSeal(deps, table, shard, committed.sealedThrough, listedAt);
+    await requestNextSeal(deps, lane, table, shard, committed.sealedThrough, listedAt);
     return { sealed: changed ? generations : [], holes: holes.written, retryAt: frontier.retryAt };
   }
   throw new SluiceError('STORE_CONFLICT', 'seal kept losing races', { table: table.name, shard });
+}
+
+function sealLaneOf(deps: SealDeps, table: TableDef, shard: number): SealLane {
+  return shardSealLane(deps, table.name, shard);
 }
 
 /**
@@ -139,13 +139,14 @@ async function sealPlanned(
  */
 function listBesideRead(
   deps: SealDeps,
+  lane: SealLane,
   table: string,
   shard: number,
   signal?: AbortSignal,
 ): Promise<WalObject[]> | null {
   const known = deps.manifests.known(table, shard);
   if (!known) return null;
-  const listing = listWalAfter(deps.store, table, shard, known.sealedThrough, signal);
+  const listing = lane.listAfter(known.sealedThrough, signal);
   listing.catch(() => undefined);
   return listing;
 }
@@ -159,6 +160,7 @@ function listBesideRead(
  */
 async function requestNextSeal(
   deps: SealDeps,
+  lane: SealLane,
   table: TableDef,
   shard: number,
   sealedThrough: number,
@@ -166,7 +168,7 @@ async function requestNextSeal(
 ) {
   const { sealDelayMs } = table.settings;
   const { holeTimeoutMs } = deps.config.wal;
-  const { wanted, oldestLiveSince } = await deps.seqAllocation.endSeal(table.name, shard, sealedThrough, {
+  const { wanted, oldestLiveSince } = await lane.endSeal(sealedThrough, {
     sealDelayMs,
     liveSince: Date.now() - holeTimeoutMs,
   });
@@ -179,12 +181,12 @@ async function requestNextSeal(
 
 /**
  * Tombstones each hole with put-if-absent. When the put finds an object, the late writer
- * landed first: its entry is real and belongs in the generation.
+ * landed first (or, in a table lane, another shard's seal wrote the hole): it belongs in the
+ * range, and the lane says whether it holds rows of this shard.
  */
 async function writeHoles(
   store: ObjectStore,
-  table: string,
-  shard: number,
+  lane: SealLane,
   seqs: number[],
   signal?: AbortSignal,
 ): Promise<{ written: number[]; landed: WalObject[] }> {
@@ -193,47 +195,14 @@ async function writeHoles(
   for (const seq of seqs) {
     const body = encodeHole(seq);
     try {
-      await store.putIfAbsent(walKey(table, shard, seq), body, { signal });
+      await store.putIfAbsent(lane.key(seq), body, { signal });
       written.push(seq);
       landed.push({ seq, bytes: body.byteLength });
     } catch (err) {
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) throw err;
-      const meta = await store.head(walKey(table, shard, seq), { signal });
+      const meta = await store.head(lane.key(seq), { signal });
       if (meta) landed.push({ seq, bytes: meta.size });
     }
   }
   return { written, landed };
-}
-
-/** Entries through `frontier` with their row counts: from Redis, else from the entry itself. */
-async function sealableEntries(
-  deps: SealDeps,
-  table: string,
-  shard: number,
-  objects: WalObject[],
-  frontier: number,
-): Promise<SealableEntry[]> {
-  const inRange = objects.filter((o) => o.seq <= frontier).sort((a, b) => a.seq - b.seq);
-  const known = await deps.sealCounters.walRows(
-    table,
-    shard,
-    inRange.map((o) => o.seq),
-  );
-  // Side by side: on S3 each read is a request's latency, and the newest entries' completions
-  // have often not reached Redis yet when the seal lists them.
-  const limit = pLimit(ROW_COUNT_READS);
-  return Promise.all(
-    inRange.map(async (object) => ({
-      seq: object.seq,
-      bytes: object.bytes,
-      rows: known.get(object.seq) ?? (await limit(() => countRows(deps.store, table, shard, object.seq))),
-    })),
-  );
-}
-
-async function countRows(store: ObjectStore, table: string, shard: number, seq: number): Promise<number> {
-  const object = await store.get(walKey(table, shard, seq));
-  if (!object) return 0;
-  const entry = decodeWalEntry(object.body, seq);
-  return entry.kind === 'hole' ? 0 : entry.table.numRows;
 }
