@@ -31,19 +31,22 @@ import {
   walRedisRoundTrips,
 } from '../metrics.ts';
 import type { SealWatch } from '../redis/seal-watch.ts';
-import type { Allocation, Completion, SeqAllocation } from '../redis/seq-allocation.ts';
-import { ShardPoisonedError } from '../shard-poison.ts';
+import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { withDeadline } from '../store/abort.ts';
 import type { ObjectStore, StagedObject } from '../store/object-store.ts';
-import { walKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { notFound, type TableDrops } from '../table/table-drops.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
+import {
+  type LaneAllocated,
+  type LaneCoordination,
+  type LaneWrite,
+  shardCoordination,
+} from './lane-coordination.ts';
 import type { ManifestReader } from './manifest-reader.ts';
 import { PutPipeline } from './put-pipeline.ts';
 import { decideSeq } from './seq-decision.ts';
-import { syncShard } from './shard-sync.ts';
-import { decodeWalEntry, encodeWalEntry, type NotedPut, type WalWrite } from './wal-entry.ts';
+import { decodeWalEntry, type NotedPut, type WalWrite } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
 
 export interface WalWriterDeps {
@@ -57,21 +60,23 @@ export interface WalWriterDeps {
   log: Logger;
 }
 
-/** What this process knows and owes about one shard's WAL. */
+/** What this process knows and owes about one WAL lane: a shard's own, or a table's. */
 interface Lane {
   table: TableDef;
-  shard: number;
+  coordination: LaneCoordination<unknown>;
   groups: WriteGroups;
   pumpQueued: boolean;
   pipeline: PutPipeline;
   /** Asks the pipeline again about the oldest waiting group. */
   pipelineTimer: NodeJS.Timeout | null;
   /** Entries that landed and are not yet counted in Redis. */
-  completions: Completion[];
-  sealWanted: boolean;
-  unsealedBytes: number;
-  /** An urgent seal was asked for since the unsealed bytes last went down (a seal took some). */
-  urgentSealAsked: boolean;
+  completions: unknown[];
+  /** Shards whose seal this process must request. */
+  sealWanted: Set<number>;
+  /** Per shard, its unsealed bytes as Redis last counted them. */
+  unsealedBytes: Map<number, number>;
+  /** Shards whose urgent seal was asked for since their unsealed bytes last went down. */
+  urgentSealAsked: Set<number>;
   /** The running background run, if any; `again` asks it for one more pass. */
   background: Promise<void> | null;
   again: boolean;
@@ -81,7 +86,6 @@ interface Lane {
 
 /** Seq collisions happen only right after Redis lost its counter; a few fresh seqs settle them. */
 const MAX_SEQ_ATTEMPTS = 5;
-const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
 /**
  * Completions wait at most this long (and at most half the seal delay, so the seal finds
  * the row counts) for an allocation to carry them; then they are sent on their own.
@@ -89,6 +93,13 @@ const BACKPRESSURE_RETRY_AFTER_SECONDS = 1;
 const IDLE_COMPLETE_MS = 100;
 /** The share of `maxGenerationBytes` unsealed at which a shard's seal is asked for at once. */
 const URGENT_SEAL_SHARE = 0.75;
+
+/** The shards some of a group's writes were refused for, and the error each one's writers get. */
+class LaneRefusal extends Error {
+  constructor(readonly errors: ReadonlyMap<number, unknown>) {
+    super('some shards refused the write');
+  }
+}
 
 export class WalWriter {
   private readonly lanes = new Map<string, Lane>();
@@ -102,17 +113,8 @@ export class WalWriter {
 
   /** Appends `write` to the shard's WAL; resolves with the seq of the durable entry. */
   write(table: TableDef, shard: number, write: WalWrite): Promise<number> {
-    const lane = this.laneFor(table, shard);
-    if (!this.deps.config.wal.groupCommit) return this.writeAlone(lane, write);
-    return new Promise<number>((resolve, reject) => {
-      lane.groups.add(write, { resolve, reject, joinedAt: performance.now() });
-      // A microtask, not a timer: writes made in one synchronous burst share an entry, and
-      // nothing waits on the clock.
-      if (!lane.pumpQueued) {
-        lane.pumpQueued = true;
-        queueMicrotask(() => this.pump(lane));
-      }
-    });
+    const lane = this.laneFor(table, shardCoordination(this.deps, table.name, shard));
+    return this.enqueue(lane, new Map([[shard, write]]));
   }
 
   /** Resolves once the bookkeeping of every landed entry has run (at shutdown). */
@@ -127,9 +129,21 @@ export class WalWriter {
     }
   }
 
-  private laneFor(table: TableDef, shard: number): Lane {
-    const id = shardId(table.name, shard);
-    const known = this.lanes.get(id);
+  private enqueue(lane: Lane, write: LaneWrite): Promise<number> {
+    if (!this.deps.config.wal.groupCommit) return this.writeAlone(lane, write);
+    return new Promise<number>((resolve, reject) => {
+      lane.groups.add(write, { resolve, reject, joinedAt: performance.now() });
+      // A microtask, not a timer: writes made in one synchronous burst share an entry, and
+      // nothing waits on the clock.
+      if (!lane.pumpQueued) {
+        lane.pumpQueued = true;
+        queueMicrotask(() => this.pump(lane));
+      }
+    });
+  }
+
+  private laneFor(table: TableDef, coordination: LaneCoordination<unknown>): Lane {
+    const known = this.lanes.get(coordination.id);
     if (known) {
       // A write still holding the definition from before a change of the columns does not
       // take the lane back to it: its rows are valid under the newer one (schema-change.ts).
@@ -140,31 +154,33 @@ export class WalWriter {
       this.deps.config.wal;
     const lane: Lane = {
       table,
-      shard,
+      coordination,
       groups: new WriteGroups({ maxBytes: groupCommitMaxBytes, maxRows: groupCommitMaxRows }),
       pumpQueued: false,
       pipeline: new PutPipeline({ maxPutsInFlight, pipelineMinBytes, pipelineWaitMs }),
       pipelineTimer: null,
       completions: [],
-      sealWanted: false,
-      unsealedBytes: 0,
-      urgentSealAsked: false,
+      sealWanted: new Set(),
+      unsealedBytes: new Map(),
+      urgentSealAsked: new Set(),
       background: null,
       again: false,
       idleTimer: null,
     };
-    this.lanes.set(id, lane);
+    this.lanes.set(coordination.id, lane);
     return lane;
   }
 
   /** Without group commit: one entry per write, its put counted in flight as a group's is. */
-  private async writeAlone(lane: Lane, write: WalWrite): Promise<number> {
+  private async writeAlone(lane: Lane, write: LaneWrite): Promise<number> {
     const put = lane.pipeline.begin(performance.now());
     const timing = new EntryTiming();
     try {
       const seq = await this.writeEntry(lane, [write], timing);
       timing.observe(1);
       return seq;
+    } catch (err) {
+      throw err instanceof LaneRefusal ? [...err.errors.values()][0] : err;
     } finally {
       lane.pipeline.end(put, performance.now());
       this.forgetIfIdle(lane);
@@ -195,49 +211,71 @@ export class WalWriter {
     }
   }
 
+  /**
+   * One entry for the group's writes. Writes to a shard the allocation refused get that
+   * shard's error, and the others go in an entry of their own: in a table lane a write is
+   * all or nothing across its shards, so none of its rows may land beside a refused shard's.
+   */
   private async commitGroup(lane: Lane, group: WriteGroup): Promise<void> {
-    const timing = new EntryTiming();
-    try {
-      const seq = await this.writeEntry(lane, group.writes, timing);
-      timing.observe(group.waiters.length);
-      for (const waiter of group.waiters) waiter.resolve(seq);
-    } catch (err) {
-      for (const waiter of group.waiters) waiter.reject(err);
+    let { writes, waiters } = group;
+    while (writes.length > 0) {
+      const timing = new EntryTiming();
+      try {
+        const seq = await this.writeEntry(lane, writes, timing);
+        timing.observe(waiters.length);
+        for (const waiter of waiters) waiter.resolve(seq);
+        return;
+      } catch (err) {
+        if (!(err instanceof LaneRefusal)) {
+          for (const waiter of waiters) waiter.reject(err);
+          return;
+        }
+        const kept = writes.map((write) => refusalOf(write, err.errors));
+        kept.forEach((error, i) => {
+          if (error !== undefined) waiters[i]!.reject(error);
+        });
+        waiters = waiters.filter((_, i) => kept[i] === undefined);
+        writes = writes.filter((_, i) => kept[i] === undefined);
+      }
     }
   }
 
-  private async writeEntry(lane: Lane, writes: WalWrite[], timing: EntryTiming): Promise<number> {
-    const { table, shard } = lane;
+  private async writeEntry(lane: Lane, writes: LaneWrite[], timing: EntryTiming): Promise<number> {
+    const { table, coordination } = lane;
+    const shards = shardsOf(writes);
     // The allocation is on the wire before the entry is encoded: the encoding, and where the
     // store can the bytes' way to the disk, run while Redis answers. Should anything below
     // throw before the put, the allocated seq becomes a hole like any put that never lands.
-    const firstAllocation = this.allocate(lane);
+    const firstAllocation = this.allocate(lane, shards);
     firstAllocation.catch(() => undefined);
     const entryId = randomUUID();
-    const body = encodeWalEntry(table.schema, writes, entryId);
-    const rows = writes.reduce((sum, w) => sum + w.batch.numRows, 0);
+    const entry = coordination.encode(table.schema, writes, entryId);
+    const { body } = entry;
     const staging = this.deps.store.stage?.(body) ?? null;
     staging?.catch(() => undefined);
     try {
       for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
-        const { seq, floorAt } = await (attempt === 0 ? firstAllocation : this.allocate(lane));
-        await this.watchSeal(table.name, shard);
-        await notePut(writes, { shard, seq, entry: entryId });
+        const { seq, floorAt } = await (attempt === 0 ? firstAllocation : this.allocate(lane, shards));
+        await Promise.all(shards.map((shard) => this.watchSeal(table.name, shard)));
+        await notePut(writes, { shard: shards[0]!, seq, entry: entryId });
         let landed: boolean;
         timing.putStartedAt = performance.now();
         try {
-          landed = await this.putEntry(table, shard, seq, { body, entry: entryId }, staging);
+          landed = await this.putEntry(lane, shards, seq, { body, entry: entryId }, staging);
           timing.putEndedAt = performance.now();
         } finally {
-          if (lane.sealWanted) this.runBackground(lane);
+          if (lane.sealWanted.size > 0) this.runBackground(lane);
         }
         if (landed) {
-          if (await this.landedBelowSealed(table.name, shard, seq, floorAt)) continue;
+          if (await this.landedBelowSealed(lane, shards, seq, floorAt)) continue;
           walEntryWrites.observe(writes.length);
-          walEntryRows.observe(rows);
-          lane.completions.push({ seq, rows, bytes: body.byteLength });
-          if (sealIsUrgent(lane) && !lane.urgentSealAsked) {
-            lane.sealWanted = true;
+          walEntryRows.observe(entry.rows);
+          lane.completions.push(entry.completion(seq));
+          const urgent = shards.filter(
+            (shard) => sealIsUrgent(lane, shard) && !lane.urgentSealAsked.has(shard),
+          );
+          if (urgent.length > 0) {
+            for (const shard of urgent) lane.sealWanted.add(shard);
             this.runBackground(lane);
           } else {
             this.completeWhenIdle(lane);
@@ -252,21 +290,23 @@ export class WalWriter {
         () => undefined,
       );
     }
-    throw new SluiceError('STORE_CONFLICT', 'could not find a free WAL seq', { table: table.name, shard });
+    throw new SluiceError('STORE_CONFLICT', 'could not find a free WAL seq', { table: table.name, shards });
   }
 
   /** A seq above the floor, and when that floor was read from the manifest. */
-  private async allocate(lane: Lane): Promise<{ seq: number; floorAt: number }> {
-    const { table, shard } = lane;
+  private async allocate(lane: Lane, shards: readonly number[]): Promise<{ seq: number; floorAt: number }> {
+    const { table, coordination } = lane;
     const { limits } = this.deps.config;
-    // Enough for a Redis that lost everything: the shard's state, then its drop flag, then the seq.
+    const floorShard = coordination.floorShard(shards);
+    // Enough for a Redis that lost everything: the lane's state, then its drop flag, then the seq.
     for (let attempt = 0; attempt < 4; attempt++) {
       // A floor held is taken without an await, so the allocation leaves at once.
-      const floor = this.servedFloor(table.name, shard) ?? (await this.readFloor(table.name, shard));
+      const floor =
+        this.servedFloor(table.name, floorShard) ?? (await this.readFloor(table.name, floorShard));
       const completions = lane.completions.splice(0);
-      let allocation: Allocation;
+      let allocation: LaneAllocated;
       try {
-        allocation = await this.deps.seqAllocation.allocate(table.name, shard, limits, floor.value, {
+        allocation = await coordination.allocate(shards, limits, floor.value, {
           completions,
           sealDelayMs: table.settings.sealDelayMs,
         });
@@ -279,40 +319,27 @@ export class WalWriter {
       switch (allocation.kind) {
         case 'ok':
           noteUnsealedBytes(lane, allocation.unsealedBytes);
-          if (allocation.armedSeal) lane.sealWanted = true;
+          for (const shard of allocation.armed) lane.sealWanted.add(shard);
           return { seq: allocation.seq, floorAt: floor.at };
+        case 'refused':
+          throw new LaneRefusal(allocation.errors);
         case 'dropped':
           throw notFound(table.name);
         case 'dropUnknown':
-          await this.deps.drops.fillShardFlag(table.name, shard);
+          await coordination.fillDropFlag();
           break;
-        case 'poisoned':
-          throw new ShardPoisonedError(table.name, shard, allocation.poison);
-        case 'backpressure':
-          throw new SluiceError(
-            'BACKPRESSURE',
-            `shard ${shard} of table ${table.name} is behind; retry later`,
-            {
-              table: table.name,
-              shard,
-              reason: allocation.reason === 'bytes' ? 'unsealed bytes' : 'unflushed generations',
-              value: allocation.value,
-              retryAfterSeconds: BACKPRESSURE_RETRY_AFTER_SECONDS,
-            },
-          );
         case 'uninitialized':
-          await syncShard(this.deps, table.name, shard);
-          this.floors.delete(shardId(table.name, shard));
-          // Redis lost the shard's state, and with it this process's seal-watch mark.
-          this.watchedUntil.delete(shardId(table.name, shard));
+          await coordination.sync();
+          this.floors.delete(shardId(table.name, floorShard));
+          // Redis lost the lane's state, and with it this process's seal-watch marks.
+          for (const shard of shards) this.watchedUntil.delete(shardId(table.name, shard));
       }
     }
-    throw new SluiceError('REDIS_UNAVAILABLE', 'shard state could not be initialized', {
+    throw new SluiceError('REDIS_UNAVAILABLE', 'WAL lane state could not be initialized', {
       table: table.name,
-      shard,
+      lane: coordination.id,
     });
   }
-
   /**
    * The highest seq this shard has sealed as last read from the manifest: the floor below
    * which Redis must never hand out a seq (see SeqAllocation.allocate). Null when this process
@@ -353,16 +380,20 @@ export class WalWriter {
    * GC deletes a sealed range only a grace period after its seal, so an entry that landed
    * within the grace of its floor's reading cannot have re-created a deleted seq; a put that
    * took longer is checked against the manifest again, and a seq it finds sealed is given up.
+   * In a table lane any one shard's manifest will do: GC deletes a lane seq only once every
+   * shard's cursor passed it, and no seal passes a seq while its key is free.
    */
-  private async landedBelowSealed(table: string, shard: number, seq: number, floorAt: number) {
+  private async landedBelowSealed(lane: Lane, shards: readonly number[], seq: number, floorAt: number) {
     if (Date.now() - floorAt < this.deps.config.scheduler.gcGraceSeconds * 1000) return false;
+    const table = lane.table.name;
+    const shard = lane.coordination.floorShard(shards);
     const floor = await this.readFloor(table, shard);
     if (seq > floor.value) return false;
     this.deps.log.warn(
       { table, shard, seq, sealedThrough: floor.value },
       'WAL entry landed in the sealed range; retrying above it',
     );
-    await this.deps.seqAllocation.abandon(table, shard, seq).catch(() => undefined);
+    await lane.coordination.abandon(seq).catch(() => undefined);
     return true;
   }
 
@@ -385,13 +416,14 @@ export class WalWriter {
 
   /** True when the entry landed; false when the seq was taken by a real entry (try another). */
   private async putEntry(
-    table: TableDef,
-    shard: number,
+    lane: Lane,
+    shards: readonly number[],
     seq: number,
     { body, entry }: { body: Uint8Array; entry: string },
     staging: Promise<StagedObject> | null,
   ): Promise<boolean> {
-    const key = walKey(table.name, shard, seq);
+    const { table, coordination } = lane;
+    const key = coordination.key(seq);
     try {
       await withDeadline(this.deps.config.wal.putTimeoutMs, async (signal) => {
         if (staging) await (await staging).putIfAbsent(key, { signal });
@@ -405,21 +437,21 @@ export class WalWriter {
         const settled = await this.settleUnknownPut(key, seq, entry);
         if (settled === 'landed') return true;
         walRedisRoundTrips.inc({ step: 'abandon' });
-        await this.deps.seqAllocation.abandon(table.name, shard, seq).catch(() => undefined);
+        await coordination.abandon(seq).catch(() => undefined);
         // Tombstoned: the entry never lands, so the write may take another seq at once.
         if (settled === 'tombstoned') return false;
-        await this.sealAfterUnknownPut(table, shard, seq, err);
+        await this.sealAfterUnknownPut(table, shards, seq, err);
         throw err;
       }
     }
     // Refused: the seq holds another entry (Redis's counter went back, perhaps below a floor
     // served stale) or a hole. Whatever comes next waits for a floor read now.
-    this.floors.delete(shardId(table.name, shard));
+    this.floors.delete(shardId(table.name, coordination.floorShard(shards)));
     const existing = await this.deps.store.get(key);
     if (existing && decodeWalEntry(existing.body, seq).kind === 'hole') {
       throw new SluiceError('WRITE_ABANDONED', 'the write took too long and was abandoned; retry it', {
         table: table.name,
-        shard,
+        ...shardDetails(shards),
         seq,
       });
     }
@@ -451,18 +483,20 @@ export class WalWriter {
    * and unacked, and waits for a seal like any other. The seal request is asked for as after
    * a landed put; should it fail too, the seal watch still finds the seq unsealed.
    */
-  private async sealAfterUnknownPut(table: TableDef, shard: number, seq: number, err: unknown) {
-    try {
-      await this.deps.scheduler.requestSeal(table.name, shard, { delayMs: table.settings.sealDelayMs });
-    } catch (failure) {
-      this.deps.log.warn(
-        { err: failure, putError: err, table: table.name, shard, seq },
-        'WAL put failed and sealing not yet requested',
-      );
+  private async sealAfterUnknownPut(table: TableDef, shards: readonly number[], seq: number, err: unknown) {
+    for (const shard of shards) {
+      try {
+        await this.deps.scheduler.requestSeal(table.name, shard, { delayMs: table.settings.sealDelayMs });
+      } catch (failure) {
+        this.deps.log.warn(
+          { err: failure, putError: err, table: table.name, shard, seq },
+          'WAL put failed and sealing not yet requested',
+        );
+      }
     }
   }
 
-  /** Starts the shard's background run, or asks the running one for another pass. */
+  /** Starts the lane's background run, or asks the running one for another pass. */
   private runBackground(lane: Lane): void {
     if (lane.background) {
       lane.again = true;
@@ -481,36 +515,31 @@ export class WalWriter {
 
   /** Bookkeeping after the ack point: a failure here delays sealing, it never un-acks a write. */
   private async background(lane: Lane): Promise<void> {
-    const { table, shard } = lane;
+    const { table, coordination } = lane;
     do {
       lane.again = false;
       const completions = lane.completions.splice(0);
       try {
         if (completions.length > 0) {
           walRedisRoundTrips.inc({ step: 'complete' });
-          const done = await this.deps.seqAllocation.complete(
-            table.name,
-            shard,
-            completions,
-            table.settings.sealDelayMs,
-          );
+          const done = await coordination.complete(completions, table.settings.sealDelayMs);
           noteUnsealedBytes(lane, done.unsealedBytes);
-          if (done.armedSeal) lane.sealWanted = true;
+          for (const shard of done.armed) lane.sealWanted.add(shard);
         }
-        if (lane.sealWanted) {
-          lane.sealWanted = false;
-          const urgent = sealIsUrgent(lane);
+        for (const shard of [...lane.sealWanted]) {
+          lane.sealWanted.delete(shard);
+          const urgent = sealIsUrgent(lane, shard);
           walRedisRoundTrips.inc({ step: 'seal_request' });
           await this.deps.scheduler.requestSeal(table.name, shard, {
             delayMs: urgent ? 0 : table.settings.sealDelayMs,
           });
-          if (urgent) lane.urgentSealAsked = true;
+          if (urgent) lane.urgentSealAsked.add(shard);
         }
       } catch (err) {
         // The completions come back for the next allocation; Redis counts each seq once.
         lane.completions.unshift(...completions);
         this.deps.log.warn(
-          { err, table: table.name, shard, seqs: completions.map((c) => c.seq) },
+          { err, table: table.name, lane: coordination.id, completions: completions.length },
           'WAL entry durable, but sealing not yet requested',
         );
         return;
@@ -518,7 +547,7 @@ export class WalWriter {
     } while (lane.again);
   }
 
-  /** Leaves the completions to the next allocation, unless the shard stays quiet. */
+  /** Leaves the completions to the next allocation, unless the lane stays quiet. */
   private completeWhenIdle(lane: Lane): void {
     if (lane.idleTimer || lane.background) return;
     const delayMs = Math.min(IDLE_COMPLETE_MS, lane.table.settings.sealDelayMs / 2);
@@ -534,10 +563,10 @@ export class WalWriter {
       lane.groups.length === 0 &&
       lane.pipeline.inFlight === 0 &&
       lane.completions.length === 0 &&
-      !lane.sealWanted &&
+      lane.sealWanted.size === 0 &&
       lane.background === null &&
       lane.idleTimer === null;
-    if (idle) this.lanes.delete(shardId(lane.table.name, lane.shard));
+    if (idle) this.lanes.delete(lane.coordination.id);
   }
 }
 
@@ -561,12 +590,32 @@ class EntryTiming {
   }
 }
 
-/** Every write that asks to know where its entry goes is told before the put (`WalWrite.beforePut`). */
-async function notePut(writes: readonly WalWrite[], put: Omit<NotedPut, 'rows'>): Promise<void> {
-  const noting = writes.filter((w) => w.beforePut);
+/**
+ * Every write that asks to know where its entry goes is told before the put (`WalWrite.beforePut`).
+ * Only an append-only table's writes ask, and such a write goes whole to one shard's lane.
+ */
+async function notePut(writes: readonly LaneWrite[], put: Omit<NotedPut, 'rows'>): Promise<void> {
+  const noting = writes.flatMap((w) => [...w.values()]).filter((w) => w.beforePut);
   if (noting.length === 0) return;
   walRedisRoundTrips.inc({ step: 'note' });
   await Promise.all(noting.map((w) => w.beforePut!({ ...put, rows: w.batch.numRows })));
+}
+
+/** The shards a group's writes touch, ascending. */
+function shardsOf(writes: readonly LaneWrite[]): number[] {
+  const shards = new Set<number>();
+  for (const write of writes) for (const shard of write.keys()) shards.add(shard);
+  return [...shards].sort((a, b) => a - b);
+}
+
+/** The error a write gets when one of the shards it touches was refused; undefined when none was. */
+function refusalOf(write: LaneWrite, errors: ReadonlyMap<number, unknown>): unknown {
+  for (const shard of write.keys()) if (errors.has(shard)) return errors.get(shard);
+  return undefined;
+}
+
+function shardDetails(shards: readonly number[]): { shard: number } | { shards: readonly number[] } {
+  return shards.length === 1 ? { shard: shards[0]! } : { shards };
 }
 
 /**
@@ -574,21 +623,24 @@ async function notePut(writes: readonly WalWrite[], put: Omit<NotedPut, 'rows'>)
  * bytes fill most of a generation. Not all of it, so that what lands while the seal starts
  * still fits in that generation instead of being cut into a small one of its own.
  */
-function sealIsUrgent(lane: Lane): boolean {
-  return lane.unsealedBytes >= lane.table.settings.maxGenerationBytes * URGENT_SEAL_SHARE;
+function sealIsUrgent(lane: Lane, shard: number): boolean {
+  const unsealed = lane.unsealedBytes.get(shard) ?? 0;
+  return unsealed >= lane.table.settings.maxGenerationBytes * URGENT_SEAL_SHARE;
 }
 
 /**
- * Takes the shard's unsealed bytes as Redis counted them. The count goes down only when a
- * seal took bytes or Redis's count was set anew (a resync, a Redis that lost the shard); either
- * way the urgent seal asked for is no longer pending, and the next one may be asked for.
+ * Takes the shards' unsealed bytes as Redis counted them. A count goes down only when a seal
+ * took bytes or Redis's count was set anew (a resync, a Redis that lost the lane); either way
+ * the urgent seal asked for is no longer pending, and the next one may be asked for.
  */
-function noteUnsealedBytes(lane: Lane, bytes: number): void {
-  if (bytes < lane.unsealedBytes) lane.urgentSealAsked = false;
-  lane.unsealedBytes = bytes;
+function noteUnsealedBytes(lane: Lane, counted: ReadonlyMap<number, number>): void {
+  for (const [shard, bytes] of counted) {
+    if (bytes < (lane.unsealedBytes.get(shard) ?? 0)) lane.urgentSealAsked.delete(shard);
+    lane.unsealedBytes.set(shard, bytes);
+  }
 }
 
-/** The key of a shard in this process's maps of lanes, floors and seal-watch marks. */
+/** The key of a shard in this process's maps of floors and seal-watch marks. */
 function shardId(table: string, shard: number): string {
   return `${table}/${shard}`;
 }

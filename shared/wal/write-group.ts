@@ -1,10 +1,11 @@
 /**
- * The writes of one shard waiting for a WAL put, in arrival order. The newest group takes
+ * The writes of one WAL lane waiting for a put, in arrival order. The newest group takes
  * every write that arrives until it reaches the entry limits; then a new group starts
  * behind it. Each group becomes one WAL entry: one seq, one put, one answer for all its
- * writers.
+ * writers. A write is never split across groups: in a table lane it may hold rows of several
+ * shards, and all of them land in one entry or none do.
  */
-import type { WalWrite } from './wal-entry.ts';
+import type { LaneWrite } from './lane-coordination.ts';
 
 export interface Waiter {
   resolve(seq: number): void;
@@ -14,7 +15,7 @@ export interface Waiter {
 }
 
 export interface WriteGroup {
-  writes: WalWrite[];
+  writes: LaneWrite[];
   rows: number;
   bytes: number;
   waiters: Waiter[];
@@ -41,12 +42,14 @@ export class WriteGroups {
     return this.groups[0];
   }
 
-  add(write: WalWrite, waiter: Waiter): void {
+  add(write: LaneWrite, waiter: Waiter): void {
     const last = this.groups.at(-1);
     const group = last && !this.isFull(last) ? last : this.open();
     group.writes.push(write);
-    group.rows += write.batch.numRows;
-    group.bytes += write.batch.data.byteLength;
+    for (const { batch } of write.values()) {
+      group.rows += batch.numRows;
+      group.bytes += batch.data.byteLength;
+    }
     group.waiters.push(waiter);
   }
 
