@@ -1,12 +1,13 @@
 /**
  * Redis Cluster safety: a Lua script or MULTI may only touch keys of one slot. Every key of
  * one BullMQ queue carries the queue's name as its hash tag, and every key of one shard
- * carries `{table/shard}`.
+ * carries `{table/shard}`, and every key of a table's WAL lane `{table/wal}`.
  */
 import { QueueKeys } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { QUEUE, queueOptions, queuePrefix } from '../../../queue/queues.ts';
 import { loadConfig } from '../../../shared/config.ts';
+import { laneKeys } from '../../../shared/redis/lane-keys.ts';
 import { shardKeys } from '../../../shared/redis/shard-keys.ts';
 import { hashTag } from '../../support/hash-tag.ts';
 
@@ -40,5 +41,12 @@ describe('Redis Cluster hash tags', () => {
     const keys = Object.values(shardKeys('sluice', 'orders', 3));
     expect(new Set(keys.map(hashTag))).toEqual(new Set(['orders/3']));
     expect(hashTag(shardKeys('sluice', 'orders', 4).seq)).toBe('orders/4');
+  });
+
+  it('every key of a table lane shares {table/wal}, apart from every shard lane of the table', () => {
+    const keys = Object.values(laneKeys('sluice', 'orders'));
+    expect(new Set(keys.map(hashTag))).toEqual(new Set(['orders/wal']));
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(hashTag(shardKeys('sluice', 'orders', 0).seq)).not.toBe('orders/wal');
   });
 });
