@@ -64,10 +64,10 @@ export interface StoreShardState {
 }
 
 /** An armed seal that nobody requested (its requester died) re-arms after the seal delay and this. */
-const SEAL_ARM_GRACE_MS = 2_000;
+export const SEAL_ARM_GRACE_MS = 2_000;
 
 /** How long an arm lasts: the seal delay it waits for, and a grace for the request to come. */
-function armMs(sealDelayMs: number): number {
+export function armMs(sealDelayMs: number): number {
   return sealDelayMs + SEAL_ARM_GRACE_MS;
 }
 

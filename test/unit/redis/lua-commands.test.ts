@@ -6,6 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_NOTE, IDEMPOTENCY_SETTLE } from '../../../shared/idempotency.ts';
+import { LANE_COMMANDS } from '../../../shared/redis/lane-commands.ts';
+import { LANE_KEY_ORDER, laneKeyList, laneKeys } from '../../../shared/redis/lane-keys.ts';
 import { type LuaCommand, luaSource } from '../../../shared/redis/lua-commands.ts';
 import { TAKE_DUE_WATCHES } from '../../../shared/redis/seal-watch.ts';
 import { SHARD_COMMANDS } from '../../../shared/redis/shard-commands.ts';
@@ -15,6 +17,7 @@ import { RAISE_SCHEMA_MARK } from '../../../shared/table/schema-marks.ts';
 
 const COMMANDS: readonly LuaCommand<string, unknown>[] = [
   ...SHARD_COMMANDS,
+  ...LANE_COMMANDS,
   LEDGER_SWAP,
   IDEMPOTENCY_SETTLE,
   IDEMPOTENCY_NOTE,
@@ -100,6 +103,10 @@ describe('Lua commands', () => {
     expect(source).not.toContain('@include');
     expect(source.match(/local function applyCompletions/g)).toHaveLength(1);
     expect(source.match(/local function armSeal/g)).toHaveLength(1);
+    const lane = luaSource('lane-allocate-11.lua');
+    expect(lane).not.toContain('@include');
+    expect(lane.match(/local function laneSections/g)).toHaveLength(1);
+    expect(lane.match(/local function armLaneSeal/g)).toHaveLength(1);
   });
 
   it('are all defined: no .lua file in shared/redis/commands is left without a command', () => {
@@ -112,6 +119,14 @@ describe('Lua commands', () => {
     const keys = shardKeys('sluice', 'orders', 3);
     expect([...SHARD_KEY_ORDER].sort()).toEqual(Object.keys(keys).sort());
     expect(shardKeyList(keys)).toEqual(SHARD_KEY_ORDER.map((name) => keys[name]));
+  });
+
+  it('take the lane keys in LANE_KEY_ORDER, which names every lane key once', () => {
+    const keys = laneKeys('sluice', 'orders');
+    expect([...LANE_KEY_ORDER].sort()).toEqual(Object.keys(keys).sort());
+    expect(laneKeyList(keys)).toEqual(LANE_KEY_ORDER.map((name) => keys[name]));
+    for (const command of LANE_COMMANDS)
+      expect([command.file, command.keys]).toEqual([command.file, LANE_KEY_ORDER]);
   });
 
   it('are the only Lua: no .ts file of shared/, queue/, runtime/, observability/, jobs/ or functions/ calls redis.call', () => {
