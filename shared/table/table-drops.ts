@@ -5,8 +5,9 @@
  * unless it has no value — never asked, or lost with Redis — and then the store does, and
  * its answer is cached with SET NX; the drop writes the store first and then sets Redis
  * unconditionally, so a cache fill racing it cannot hide it. Each shard holds a copy of the
- * flag in its own hash slot (`ShardKeys.dropped`), filled and set by the same rules, which
- * the WAL allocation reads: a write learns of a drop without a Redis call of its own.
+ * flag in its own hash slot (`ShardKeys.dropped`), and so does the table's WAL lane
+ * (`LaneKeys.dropped`), filled and set by the same rules, which the WAL allocation reads: a
+ * write learns of a drop without a Redis call of its own.
  *
  * The data stays until the GC grace period has passed since the drop, for readers still
  * using it; then the purge deletes every object under the table's prefix, the definition
@@ -17,6 +18,7 @@
 
 import { SluiceError } from '../errors.ts';
 import type { RedisClient } from '../redis/connection.ts';
+import { laneKeyList, laneKeys } from '../redis/lane-keys.ts';
 import { shardKeyList, shardKeys } from '../redis/shard-keys.ts';
 import { deleteAll } from '../store/delete-all.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -73,12 +75,18 @@ export class TableDrops {
    * one a drop set.
    */
   async fillShardFlag(table: string, shard: number, signal?: AbortSignal): Promise<void> {
+    await this.fillFlag(table, shardKeys(this.deps.prefix, table, shard).dropped, signal);
+  }
+
+  /** As `fillShardFlag`, for the copy the table's WAL lane holds. */
+  async fillLaneFlag(table: string, signal?: AbortSignal): Promise<void> {
+    await this.fillFlag(table, laneKeys(this.deps.prefix, table).dropped, signal);
+  }
+
+  private async fillFlag(table: string, copy: string, signal?: AbortSignal): Promise<void> {
     const value = (await this.droppedAt(table, signal)) !== null ? '1' : '0';
-    const { redis, prefix } = this.deps;
-    await Promise.all([
-      redis.set(shardKeys(prefix, table, shard).dropped, value, 'NX'),
-      redis.set(this.redisKey(table), value, 'NX'),
-    ]);
+    const { redis } = this.deps;
+    await Promise.all([redis.set(copy, value, 'NX'), redis.set(this.redisKey(table), value, 'NX')]);
   }
 
   /** When the store says `table` was dropped, or null. */
@@ -112,12 +120,13 @@ export class TableDrops {
     for (let shard = 0; shard < shards; shard++) {
       await this.deps.redis.del(...shardKeyList(shardKeys(this.deps.prefix, table, shard)));
     }
+    await this.deps.redis.del(...laneKeyList(laneKeys(this.deps.prefix, table)));
     await this.deps.store.delete(tableConfigKey(table));
     return true;
   }
 
   /**
-   * Redis learns of the drop: the table's flag and every shard's copy of it. The sampler's
+   * Redis learns of the drop: the table's flag and every copy of it. The sampler's
    * sweep says it again for every dropped table, so a drop that died between its marker and
    * these flags, or a Redis restored from before the drop, refuses writes within a sweep.
    */
@@ -125,6 +134,7 @@ export class TableDrops {
     const { redis, prefix } = this.deps;
     await Promise.all([
       redis.set(this.redisKey(table.name), '1'),
+      redis.set(laneKeys(prefix, table.name).dropped, '1'),
       ...Array.from({ length: table.shards }, (_, shard) =>
         redis.set(shardKeys(prefix, table.name, shard).dropped, '1'),
       ),

@@ -19,15 +19,19 @@ import { encodeWalEntry, type WalWrite } from './wal-entry.ts';
 /** A request's writes to one lane: one per shard it touches (a shard's own lane: just that shard). */
 export type LaneWrite = ReadonlyMap<number, WalWrite>;
 
+/** What a call that carried completions did besides its answer, whatever the answer. */
+export interface LaneCounts {
+  /** Shards whose seal the call armed: the writer requests each once its put has answered. */
+  armed: readonly number[];
+  /** Unsealed bytes of shards the call counted, for the writer's urgent seals. */
+  unsealedBytes: ReadonlyMap<number, number>;
+}
+
 /** What the allocation of a seq answered, in the writer's terms. */
-export type LaneAllocated =
-  | {
-      kind: 'ok';
-      seq: number;
-      /** Shards whose seal this allocation armed: the writer requests them after its put. */
-      armed: readonly number[];
-      unsealedBytes: ReadonlyMap<number, number>;
-    }
+export type LaneAllocated = LaneCounts & LaneAnswer;
+
+type LaneAnswer =
+  | { kind: 'ok'; seq: number }
   /** Shards that take no write now (poisoned, behind), each with the error its writers get. */
   | { kind: 'refused'; errors: ReadonlyMap<number, SluiceError> }
   | { kind: 'dropped' }
@@ -56,10 +60,7 @@ export interface LaneCoordination<C> {
     floor: number,
     extras: { completions: readonly C[]; sealDelayMs: number },
   ): Promise<LaneAllocated>;
-  complete(
-    completions: readonly C[],
-    sealDelayMs: number,
-  ): Promise<{ armed: readonly number[]; unsealedBytes: ReadonlyMap<number, number> }>;
+  complete(completions: readonly C[], sealDelayMs: number): Promise<LaneCounts>;
   /** The writer of `seq` gave up: a seal may declare it a hole without waiting. */
   abandon(seq: number): Promise<void>;
   fillDropFlag(): Promise<void>;
@@ -103,11 +104,14 @@ export function shardCoordination(
             unsealedBytes: new Map([[shard, allocation.unsealedBytes]]),
           };
         case 'poisoned':
-          return refused(shard, new ShardPoisonedError(table, shard, allocation.poison));
+          return { ...NO_COUNTS, ...refused(shard, new ShardPoisonedError(table, shard, allocation.poison)) };
         case 'backpressure':
-          return refused(shard, backpressureError(table, shard, allocation.reason, allocation.value));
+          return {
+            ...NO_COUNTS,
+            ...refused(shard, backpressureError(table, shard, allocation.reason, allocation.value)),
+          };
         default:
-          return allocation;
+          return { ...NO_COUNTS, ...allocation };
       }
     },
     async complete(completions, sealDelayMs) {
@@ -120,7 +124,10 @@ export function shardCoordination(
   };
 }
 
-export function refused(shard: number, error: SluiceError): LaneAllocated {
+/** A shard's own lane arms its seal only on an allocation that succeeds. */
+const NO_COUNTS: LaneCounts = { armed: [], unsealedBytes: new Map() };
+
+function refused(shard: number, error: SluiceError): LaneAnswer {
   return { kind: 'refused', errors: new Map([[shard, error]]) };
 }
 

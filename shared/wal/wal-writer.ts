@@ -316,10 +316,12 @@ export class WalWriter {
       } finally {
         walRedisRoundTrips.inc({ step: 'allocate' });
       }
+      noteUnsealedBytes(lane, allocation.unsealedBytes);
+      for (const shard of allocation.armed) lane.sealWanted.add(shard);
+      // Completions count whatever the answer: seals they armed are asked for without a put.
+      if (allocation.kind !== 'ok' && allocation.armed.length > 0) this.runBackground(lane);
       switch (allocation.kind) {
         case 'ok':
-          noteUnsealedBytes(lane, allocation.unsealedBytes);
-          for (const shard of allocation.armed) lane.sealWanted.add(shard);
           return { seq: allocation.seq, floorAt: floor.at };
         case 'refused':
           throw new LaneRefusal(allocation.errors);
