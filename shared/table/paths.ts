@@ -7,6 +7,7 @@
  * ```
  * tables/{table}/table.json
  * tables/{table}/drain.json          (the durable copy of the drain flag)
+ * tables/{table}/wal/{seq:020}.arrow   (the table WAL lane: one entry per write, a section per shard)
  * tables/{table}/shards/{shard}/wal/{seq:020}.arrow
  * tables/{table}/shards/{shard}/gen/{gen:020}.arrow
  * tables/{table}/shards/{shard}/_manifest/{ver:020}.json
@@ -55,6 +56,15 @@ export function tableDrainKey(table: string): string {
 /** A dropped table's marker (table-drops.ts): its presence hides the table; the purge deletes it last. */
 export function tableDroppedKey(table: string): string {
   return `${tablePrefix(table)}dropped.json`;
+}
+
+/** The table WAL lane (docs/table-wal-lane.md): one seq space for every shard of the table. */
+export function tableWalPrefix(table: string): string {
+  return `${tablePrefix(table)}wal/`;
+}
+
+export function tableWalKey(table: string, seq: number): string {
+  return `${tableWalPrefix(table)}${pad(seq)}.arrow`;
 }
 
 /** Where every shard of a table keeps its objects. */
@@ -115,6 +125,7 @@ export function baseDatasetKey(table: string, path: string): string {
 export type ObjectKey =
   | { kind: 'table-config'; table: string }
   | { kind: 'table-drain'; table: string }
+  | { kind: 'table-wal'; table: string; seq: number }
   | { kind: 'wal'; table: string; shard: number; seq: number }
   | { kind: 'generation'; table: string; shard: number; generation: number }
   | { kind: 'shard-manifest'; table: string; shard: number; version: number }
@@ -126,6 +137,10 @@ const NUMBER = `([0-9]{${WIDTH}})`;
 const SHAPES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => ObjectKey | null]> = [
   [new RegExp(`^tables/${NAME}/table\\.json$`), (m) => ({ kind: 'table-config', table: m[1]! })],
   [new RegExp(`^tables/${NAME}/drain\\.json$`), (m) => ({ kind: 'table-drain', table: m[1]! })],
+  [
+    new RegExp(`^tables/${NAME}/wal/${NUMBER}\\.arrow$`),
+    (m) => withNumber(m, (seq) => ({ kind: 'table-wal', table: m[1]!, seq })),
+  ],
   [
     new RegExp(`^tables/${NAME}/shards/${SHARD}/wal/${NUMBER}\\.arrow$`),
     (m) => withNumbers(m, (shard, seq) => ({ kind: 'wal', table: m[1]!, shard, seq })),
@@ -140,16 +155,18 @@ const SHAPES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => ObjectKey 
   ],
   [
     new RegExp(`^tables/${NAME}/base/_manifest/${NUMBER}\\.json$`),
-    (m) => {
-      const version = safe(m[2]!);
-      return version === null ? null : { kind: 'base-manifest', table: m[1]!, version };
-    },
+    (m) => withNumber(m, (version) => ({ kind: 'base-manifest', table: m[1]!, version })),
   ],
 ];
 
 function safe(digits: string): number | null {
   const n = Number(digits);
   return Number.isSafeInteger(n) ? n : null;
+}
+
+function withNumber(m: RegExpExecArray, make: (n: number) => ObjectKey): ObjectKey | null {
+  const n = safe(m[2]!);
+  return n === null ? null : make(n);
 }
 
 function withNumbers(m: RegExpExecArray, make: (shard: number, n: number) => ObjectKey): ObjectKey | null {
