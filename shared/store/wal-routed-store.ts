@@ -1,5 +1,6 @@
 /**
- * Two stores seen as one: WAL entries (`tables/{t}/shards/{s}/wal/…`) in the WAL's own
+ * Two stores seen as one: WAL entries (`tables/{t}/shards/{s}/wal/…`, and the table lane's
+ * `tables/{t}/wal/…`, docs/table-wal-lane.md) in the WAL's own
  * store — an S3 Express directory bucket, say, for single-digit-ms acks at a quarter of
  * S3 Standard's PUT price — and every other object in the table store
  * (`SLUICE_WAL_STORE_URL`; docs/design.md, "The object store"). Every caller keeps one
@@ -18,8 +19,11 @@ import type {
   StoredObject,
 } from './object-store.ts';
 
-/** The segments of a WAL key's prefix; `null` stands for any one segment. */
-const WAL_SEGMENTS = ['tables', null, 'shards', null, 'wal'] as const;
+/** The segments of each WAL lane's key prefix (a shard's, a table's); `null` stands for any one segment. */
+const WAL_LANES: ReadonlyArray<ReadonlyArray<string | null>> = [
+  ['tables', null, 'shards', null, 'wal'],
+  ['tables', null, 'wal'],
+];
 
 export class WalRoutedStore implements ObjectStore {
   readonly url: string;
@@ -79,11 +83,19 @@ export class WalRoutedStore implements ObjectStore {
   }
 }
 
+type Reach = 'all' | 'some' | 'none';
+
 /** Whether every key under `prefix` is a WAL key, some may be, or none is. */
-export function walReach(prefix: string): 'all' | 'some' | 'none' {
+export function walReach(prefix: string): Reach {
   const segments = prefix.split('/');
-  for (let i = 0; i < WAL_SEGMENTS.length; i++) {
-    const want = WAL_SEGMENTS[i] as string | null;
+  const reaches = WAL_LANES.map((lane) => laneReach(segments, lane));
+  if (reaches.includes('all')) return 'all';
+  return reaches.includes('some') ? 'some' : 'none';
+}
+
+function laneReach(segments: readonly string[], lane: ReadonlyArray<string | null>): Reach {
+  for (let i = 0; i < lane.length; i++) {
+    const want = lane[i] as string | null;
     const have = segments[i];
     const last = i === segments.length - 1;
     if (have === undefined) return 'some';

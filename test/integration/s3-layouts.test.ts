@@ -11,7 +11,9 @@ import { collectTable } from '../../shared/lsm/gc.ts';
 import { assertConditionalWrites } from '../../shared/store/conditional-probe.ts';
 import type { ObjectStore } from '../../shared/store/object-store.ts';
 import { S3Store } from '../../shared/store/s3-store.ts';
-import { walReach } from '../../shared/store/wal-routed-store.ts';
+import { WalRoutedStore, walReach } from '../../shared/store/wal-routed-store.ts';
+import { tableWalKey, walKey } from '../../shared/table/paths.ts';
+import { MemoryStore } from '../support/memory-store.ts';
 import { testRedisUrl } from '../support/redis.ts';
 import { eventRows, eventsTable, flushedGeneration, readAll } from '../support/rows.ts';
 import { openS3Runtime, s3Config } from '../support/s3-runtime.ts';
@@ -116,16 +118,44 @@ describe('object store layouts', () => {
   it('routes by key: WAL keys to the WAL store, listings that may hold both to both', () => {
     expect(walReach('tables/t/shards/0/wal/00000000000000000001.arrow')).toBe('all');
     expect(walReach('tables/t/shards/0/wal/')).toBe('all');
+    expect(walReach('tables/t/wal/00000000000000000001.arrow')).toBe('all');
+    expect(walReach('tables/t/wal/')).toBe('all');
+    expect(walReach('tables/t/wal-lane.json')).toBe('none');
     expect(walReach('tables/t/shards/0/gen/00000000000000000001.arrow')).toBe('none');
     expect(walReach('tables/t/table.json')).toBe('none');
     expect(walReach('_sluice/probe/x')).toBe('none');
-    expect(['', 'tables/', 'tables/t/', 'tables/t/shards/0/', 'tables/t/shards/0/w'].map(walReach)).toEqual([
-      'some',
-      'some',
-      'some',
-      'some',
-      'some',
+    expect(
+      [
+        '',
+        'tables/',
+        'tables/t/',
+        'tables/t/shards/0/',
+        'tables/t/shards/0/w',
+        'tables/t/w',
+        'tables/t/wal',
+      ].map(walReach),
+    ).toEqual(['some', 'some', 'some', 'some', 'some', 'some', 'some']);
+  });
+
+  it('routes table-lane entries to the WAL store; a listing of the table merges both stores in key order', async () => {
+    const tables = new MemoryStore();
+    const wal = new MemoryStore();
+    const store = new WalRoutedStore(tables, wal);
+    const body = new Uint8Array([1]);
+    const laneKeys = [tableWalKey('t', 1), tableWalKey('t', 2)];
+    for (const key of [...laneKeys, walKey('t', 0, 1), 'tables/t/table.json', 'tables/t/wal-lane.json']) {
+      await store.put(key, body);
+    }
+    expect(wal.keys()).toEqual([walKey('t', 0, 1), ...laneKeys]);
+    expect(tables.keys()).toEqual(['tables/t/table.json', 'tables/t/wal-lane.json']);
+    expect((await store.get(laneKeys[0]!))?.body).toEqual(body);
+    expect(await keysOf(store, 'tables/t/')).toEqual([
+      walKey('t', 0, 1),
+      'tables/t/table.json',
+      'tables/t/wal-lane.json',
+      ...laneKeys,
     ]);
+    expect(await keysOf(store, 'tables/t/wal/')).toEqual(laneKeys);
   });
 
   it('a store that ignores conditional writes is refused, naming the store and what it lacks', async () => {
