@@ -22,11 +22,9 @@ import { columnDataProblem } from './column-data-check.ts';
 import { DEFAULT_KEY, defaultData } from './column-default.ts';
 import { formatColumnType, toArrowType } from './column-type.ts';
 import { conformColumn, fieldProblem, nullColumn, sendHint } from './conform-column.ts';
-import { streamFramingProblem } from './ipc-framing.ts';
+import { hasFileMagic, streamFramingProblem } from './ipc-framing.ts';
 import { rowsError } from './json-rows.ts';
 import { type ColumnDef, type TableSchema, toArrowSchema } from './schema.ts';
-
-const FILE_MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
 
 function asTable(rows: Table | RecordBatch): Table {
   return rows instanceof Table ? rows : new Table([rows]);
@@ -40,18 +38,14 @@ export function encodeIpcFile(rows: Table | RecordBatch): Uint8Array {
   return tableToIPC(asTable(rows), 'file');
 }
 
-function hasMagicAt(bytes: Uint8Array, at: number): boolean {
-  return at >= 0 && FILE_MAGIC.every((byte, i) => bytes[at + i] === byte);
-}
-
 export function isIpcFile(bytes: Uint8Array): boolean {
-  return hasMagicAt(bytes, 0);
+  return hasFileMagic(bytes, 'start');
 }
 
 function ipcProblem(bytes: Uint8Array): string | null {
   if (bytes.length === 0) return 'no bytes';
   if (isIpcFile(bytes)) {
-    return hasMagicAt(bytes, bytes.length - FILE_MAGIC.length) ? null : 'truncated file (no closing magic)';
+    return hasFileMagic(bytes, 'end') ? null : 'truncated file (no closing magic)';
   }
   return streamFramingProblem(bytes);
 }
