@@ -109,9 +109,18 @@ export function encodeWalEntry(
   writes: readonly WalWrite[],
   entryId: string = randomUUID(),
 ): Uint8Array {
-  const batches = walBatches(schema, writes);
+  return encodeEntryFile(schema, walBatches(schema, writes), entryId);
+}
+
+/** An entry's file of WAL batches: the WAL schema, its metadata adding the entry's id and `metadata`. */
+export function encodeEntryFile(
+  schema: TableSchema,
+  batches: readonly RecordBatch[],
+  entryId: string,
+  metadata: ReadonlyArray<readonly [string, string]> = [],
+): Uint8Array {
   const shared = walSchema(schema);
-  const own = new Schema(shared.fields, new Map([...shared.metadata, [ENTRY_ID_KEY, entryId]]));
+  const own = new Schema(shared.fields, new Map([...shared.metadata, [ENTRY_ID_KEY, entryId], ...metadata]));
   return tableToIPC(
     new Table(
       own,
@@ -126,7 +135,7 @@ export function encodeWalEntry(
  * re-labelled once, since a record batch costs Arrow JS more to build than ten rows cost to
  * copy.
  */
-function walBatches(schema: TableSchema, allWrites: readonly WalWrite[]): RecordBatch[] {
+export function walBatches(schema: TableSchema, allWrites: readonly WalWrite[]): RecordBatch[] {
   const writes = allWrites.map((w) => underSchema(schema, w));
   let rows = 0;
   for (const { batch } of writes) rows += batch.numRows;
@@ -165,18 +174,26 @@ export function decodeWalEntry(body: Uint8Array, seq: number): WalEntry {
   return { kind: 'rows', table };
 }
 
+/** What has a schema: a decoded table, or an IPC file's footer read alone. */
+type Schematized = { readonly schema: Schema };
+
 /** The schema version a WAL entry or L0 file names. */
-export function schemaVersionOf(table: Table): number {
-  const value = table.schema.metadata.get(SCHEMA_VERSION_KEY);
+export function schemaVersionOf(source: Schematized): number {
+  const value = source.schema.metadata.get(SCHEMA_VERSION_KEY);
   return value === undefined ? 1 : Number(value);
 }
 
 /** The id `encodeWalEntry` gave an entry; null for a hole. */
 export function entryIdOf(body: Uint8Array, seq: number): string | null {
   const entry = decodeWalEntry(body, seq);
-  return entry.kind === 'hole' ? null : (entry.table.schema.metadata.get(ENTRY_ID_KEY) ?? null);
+  return entry.kind === 'hole' ? null : entryIdIn(entry.table);
 }
 
-export function isHole(table: Table): boolean {
-  return table.schema.metadata.has(HOLE_MARKER);
+/** The id in an entry's schema metadata; null when it has none (a hole). */
+export function entryIdIn(source: Schematized): string | null {
+  return source.schema.metadata.get(ENTRY_ID_KEY) ?? null;
+}
+
+export function isHole(source: Schematized): boolean {
+  return source.schema.metadata.has(HOLE_MARKER);
 }
