@@ -7,6 +7,12 @@
  */
 import { SluiceError } from '../errors.ts';
 
+/**
+ * At most this many members a generation: a shard manifest lists every sealed generation's,
+ * and is read by every seal, flush and read of the shard.
+ */
+export const MAX_GENERATION_MEMBERS = 256;
+
 export interface GenerationMember {
   /** The lane entry's seq. */
   seq: number;

@@ -16,6 +16,8 @@ import { decodeWalEntry } from '../wal/wal-entry.ts';
 import type { SealableEntry } from './generation-cut.ts';
 
 export interface SealLane {
+  /** At most this many entries a generation; none when absent. */
+  maxEntries?: number;
   /** The lane's objects after `after`, in seq order. */
   listAfter(after: number, signal?: AbortSignal): Promise<WalObject[]>;
   /** Allocation times of the in-flight seqs among `seqs`. */

@@ -97,6 +97,7 @@ async function sealPlanned(
       firstGeneration: manifest.nextGeneration,
       maxBytes: table.settings.maxGenerationBytes,
       maxRows: table.settings.maxGenerationRows,
+      maxEntries: lane.maxEntries,
       sealedAt: new Date().toISOString(),
     });
     // The manifest refuses a durable poison itself; one held only in Redis is checked here.

@@ -1,11 +1,12 @@
 /**
- * A shard's in-flight marks in Redis: the seqs allocated whose WAL entry may not have landed
+ * A shard's in-flight marks in Redis, and a table WAL lane's: the seqs allocated whose WAL entry may not have landed
  * yet, with their allocation times, which a seal reads to tell a hole from a write still
  * under way (docs/design.md, "Seal"). The allocation adds them and completions remove
  * them (`SeqAllocation`).
  */
 import { bySeq } from './by-seq.ts';
 import type { RedisClient } from './connection.ts';
+import { laneKeys } from './lane-keys.ts';
 import { shardKeys } from './shard-keys.ts';
 
 export class InflightMarks {
@@ -22,5 +23,11 @@ export class InflightMarks {
   async since(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
     if (seqs.length === 0) return new Map();
     return bySeq(seqs, await this.redis.zmscore(this.key(table, shard), ...seqs.map(String)));
+  }
+
+  /** As `since`, of a table's WAL lane (docs/table-wal-lane.md). */
+  async laneSince(table: string, seqs: number[]): Promise<Map<number, number>> {
+    if (seqs.length === 0) return new Map();
+    return bySeq(seqs, await this.redis.zmscore(laneKeys(this.prefix, table).inflight, ...seqs.map(String)));
   }
 }

@@ -11,7 +11,8 @@
  * About 20 bytes a section. The Lua side reads it in includes/lane-sections.lua.
  */
 
-export interface LaneSection {
+/** One shard's rows in a table-lane entry (shared/wal/wal-sections.ts encodes them). */
+export interface EntrySection {
   shard: number;
   /** First byte of the section's record batches in the entry. */
   start: number;
@@ -22,7 +23,7 @@ export interface LaneSection {
 
 /** What a landed entry holds: its sections and the schema version it was written under. */
 export interface EntrySections {
-  sections: readonly LaneSection[];
+  sections: readonly EntrySection[];
   schemaVersion: number;
 }
 

@@ -5,24 +5,48 @@
  * never stalls behind a dead writer and never skips a seq silently.
  */
 import type { ObjectMeta, ObjectStore } from '../store/object-store.ts';
-import { numberFromKey, walKey, walPrefix } from '../table/paths.ts';
+import { numberFromKey, tableWalKey, tableWalPrefix, walKey, walPrefix } from '../table/paths.ts';
 
 export interface WalObject {
   seq: number;
   bytes: number;
 }
 
-/** The WAL entries after `after`, in seq order. */
-export async function listWalAfter(
+/** Where a WAL lane's objects are: a shard's own lane, or its table's (docs/table-wal-lane.md). */
+export interface LaneLocation {
+  prefix: string;
+  key(seq: number): string;
+}
+
+export function shardLane(table: string, shard: number): LaneLocation {
+  return { prefix: walPrefix(table, shard), key: (seq) => walKey(table, shard, seq) };
+}
+
+export function tableLane(table: string): LaneLocation {
+  return { prefix: tableWalPrefix(table), key: (seq) => tableWalKey(table, seq) };
+}
+
+/** A shard's own WAL entries after `after`, in seq order. */
+export function listWalAfter(
   store: ObjectStore,
   table: string,
   shard: number,
   after: number,
   signal?: AbortSignal,
 ): Promise<WalObject[]> {
+  return listLaneAfter(store, shardLane(table, shard), after, signal);
+}
+
+/** The lane's objects (entries and holes) after `after`, in seq order. */
+export async function listLaneAfter(
+  store: ObjectStore,
+  lane: LaneLocation,
+  after: number,
+  signal?: AbortSignal,
+): Promise<WalObject[]> {
   const entries: WalObject[] = [];
-  const startAfter = after > 0 ? walKey(table, shard, after) : undefined;
-  for await (const page of store.list(walPrefix(table, shard), { startAfter, signal })) {
+  const startAfter = after > 0 ? lane.key(after) : undefined;
+  for await (const page of store.list(lane.prefix, { startAfter, signal })) {
     for (const meta of page) {
       const entry = toWalObject(meta);
       if (entry && entry.seq > after) entries.push(entry);

@@ -17,6 +17,7 @@ import {
 } from '../arrow/ipc-framing.ts';
 import type { TableSchema } from '../arrow/schema.ts';
 import { SluiceError } from '../errors.ts';
+import type { EntrySection } from '../redis/lane-sections.ts';
 import type { ObjectStore, OpOptions } from '../store/object-store.ts';
 import {
   encodeEntryFile,
@@ -35,14 +36,6 @@ const SECTIONS_KEY = 'sluice.sections';
  * and some 20 per section, so only an entry of thousands of batches needs a second GET.
  */
 const FOOTER_READ_BYTES = 64 * 1024;
-
-/** One shard's rows in an entry: `[start, end)` are the bytes of its record batch messages. */
-export interface EntrySection {
-  shard: number;
-  start: number;
-  end: number;
-  rows: number;
-}
 
 /** What an entry's footer says of it; `sections` is null for a shard lane's entry. */
 export type EntryFooter =

@@ -11,7 +11,7 @@ import { LaneAllocation } from '../../shared/redis/lane-allocation.ts';
 import { type LaneKeys, laneKeys } from '../../shared/redis/lane-keys.ts';
 import { LanePoisonCache } from '../../shared/redis/lane-poison-cache.ts';
 import { LaneSealCounters } from '../../shared/redis/lane-seal-counters.ts';
-import type { LaneCompletion, LaneSection } from '../../shared/redis/lane-sections.ts';
+import type { EntrySection, LaneCompletion } from '../../shared/redis/lane-sections.ts';
 import { armMs } from '../../shared/redis/seq-allocation.ts';
 import type { PoisonRecord } from '../../shared/shard-poison.ts';
 import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
@@ -57,7 +57,7 @@ async function allocated(shards: number[], completions: LaneCompletion[] = []): 
 
 /** An entry at `seq` whose section for each shard is `bytes` long, laid end to end. */
 function completion(seq: number, shards: number[], bytes = 100): LaneCompletion {
-  const sections: LaneSection[] = shards.map((shard, i) => ({
+  const sections: EntrySection[] = shards.map((shard, i) => ({
     shard,
     start: 64 + i * bytes,
     end: 64 + (i + 1) * bytes,

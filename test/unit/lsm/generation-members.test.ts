@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isSluiceError } from '../../../shared/errors.ts';
 import { type GenerationMember, packMembers, unpackMembers } from '../../../shared/lsm/generation-members.ts';
-
-/** A small seeded generator, so a failing case can be run again. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { seededRandom } from '../../support/random.ts';
 
 function randomMembers(next: () => number, after: number): GenerationMember[] {
   const members: GenerationMember[] = [];
@@ -35,7 +25,7 @@ function randomMembers(next: () => number, after: number): GenerationMember[] {
 
 describe("a table-lane generation's packed members", () => {
   it('unpack to what was packed, over random members', () => {
-    const next = random(33);
+    const next = seededRandom(33);
     for (let run = 0; run < 200; run++) {
       const after = Math.floor(next() * 1e9);
       const members = randomMembers(next, after);

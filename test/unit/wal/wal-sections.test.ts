@@ -2,6 +2,7 @@ import { type Table, tableFromIPC } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonRowsToRecordBatch, tableToJsonRows } from '../../../shared/arrow/json-rows.ts';
 import { parseTableSchema, type TableSchema } from '../../../shared/arrow/schema.ts';
+import type { EntrySection } from '../../../shared/redis/lane-sections.ts';
 import { FaultyStore } from '../../../shared/store/faulty-store.ts';
 import { tableWalKey } from '../../../shared/table/paths.ts';
 import { evolveSchema, parseSchemaChange } from '../../../shared/table/schema-change.ts';
@@ -19,7 +20,6 @@ import {
 } from '../../../shared/wal/wal-entry.ts';
 import {
   decodeSection,
-  type EntrySection,
   encodeSectionedEntry,
   parseEntryFooter,
   readEntryFooter,
