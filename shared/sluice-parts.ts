@@ -12,6 +12,9 @@ import type { ShardManifestStore } from './lsm/shard-manifest.ts';
 import type { ObjectCache } from './read/object-cache.ts';
 import type { SnapshotOverlays } from './read/snapshot-overlay.ts';
 import type { InflightMarks } from './redis/inflight-marks.ts';
+import type { LaneAllocation } from './redis/lane-allocation.ts';
+import type { LanePoisonCache } from './redis/lane-poison-cache.ts';
+import type { LaneSealCounters } from './redis/lane-seal-counters.ts';
 import type { PoisonCache } from './redis/poison-cache.ts';
 import type { SealCounters } from './redis/seal-counters.ts';
 import type { SealWatch } from './redis/seal-watch.ts';
@@ -47,6 +50,10 @@ export interface SluiceParts {
   readonly inflightMarks: InflightMarks;
   readonly sealCounters: SealCounters;
   readonly poisonCache: PoisonCache;
+  /** A table WAL lane's Redis state (docs/table-wal-lane.md). */
+  readonly laneAllocation: LaneAllocation;
+  readonly laneSealCounters: LaneSealCounters;
+  readonly lanePoisonCache: LanePoisonCache;
   readonly catalog: TableCatalog;
   readonly wal: WalWriter;
   readonly cache: ObjectCache;

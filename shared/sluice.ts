@@ -13,6 +13,9 @@ import { ObjectCache } from './read/object-cache.ts';
 import { SnapshotOverlays } from './read/snapshot-overlay.ts';
 import type { RedisClient } from './redis/connection.ts';
 import { InflightMarks } from './redis/inflight-marks.ts';
+import { LaneAllocation } from './redis/lane-allocation.ts';
+import { LanePoisonCache } from './redis/lane-poison-cache.ts';
+import { LaneSealCounters } from './redis/lane-seal-counters.ts';
 import { PoisonCache } from './redis/poison-cache.ts';
 import { SealCounters } from './redis/seal-counters.ts';
 import { SealWatch } from './redis/seal-watch.ts';
@@ -79,6 +82,8 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
   const manifests = new ShardManifestStore(store, hints);
   const poisonCache = new PoisonCache(redis, prefix);
   const seqAllocation = new SeqAllocation(redis, prefix, poisonCache);
+  const lanePoisonCache = new LanePoisonCache(redis, prefix);
+  const laneAllocation = new LaneAllocation(redis, prefix, lanePoisonCache);
   const sealWatch = new SealWatch(redis, prefix);
   const catalog = new TableCatalog(store, config.tableDefaults, new SchemaDocuments(store, hints));
   const drops = new TableDrops({ redis, prefix, store });
@@ -98,8 +103,11 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     inflightMarks: new InflightMarks(redis, prefix),
     sealCounters: new SealCounters(redis, prefix),
     poisonCache,
+    laneAllocation,
+    laneSealCounters: new LaneSealCounters(redis, prefix),
+    lanePoisonCache,
     catalog,
-    wal: new WalWriter({ ...deps, manifests, seqAllocation, sealWatch, drops }),
+    wal: new WalWriter({ ...deps, manifests, seqAllocation, laneAllocation, sealWatch, drops }),
     cache: new ObjectCache(store, config.limits.readCacheBytes),
     overlays: new SnapshotOverlays(),
     samplerIndex: new SamplerIndex(redis, prefix),

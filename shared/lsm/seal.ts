@@ -6,6 +6,8 @@
 import type { Config } from '../config.ts';
 import { isSluiceError, SluiceError } from '../errors.ts';
 import type { InflightMarks } from '../redis/inflight-marks.ts';
+import type { LaneAllocation } from '../redis/lane-allocation.ts';
+import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SealCounters } from '../redis/seal-counters.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
@@ -19,6 +21,7 @@ import { cutGenerations } from './generation-cut.ts';
 import { advanceSealed, sealGenerations } from './manifest-transitions.ts';
 import { type SealLane, shardSealLane } from './seal-lane.ts';
 import type { SealedGeneration, ShardManifestStore } from './shard-manifest.ts';
+import { tableSealLane } from './table-seal-lane.ts';
 
 export interface SealDeps {
   config: Config;
@@ -27,6 +30,8 @@ export interface SealDeps {
   seqAllocation: SeqAllocation;
   inflightMarks: InflightMarks;
   sealCounters: SealCounters;
+  laneAllocation: LaneAllocation;
+  laneSealCounters: LaneSealCounters;
   poisonCache: PoisonCache;
   scheduler: WorkScheduler;
 }
@@ -128,7 +133,9 @@ async function sealPlanned(
 }
 
 function sealLaneOf(deps: SealDeps, table: TableDef, shard: number): SealLane {
-  return shardSealLane(deps, table.name, shard);
+  return table.walLane === 'table'
+    ? tableSealLane(deps, table, shard)
+    : shardSealLane(deps, table.name, shard);
 }
 
 /**

@@ -38,7 +38,15 @@ export interface TableDef {
   readonly createdAt: string;
   /** The changes of the columns since create, oldest first (schema-documents.ts); `schema.version` is the latest. */
   readonly schemaHistory: readonly SchemaChangeRecord[];
+  /**
+   * Where its writes go: one WAL lane per shard, or one for the table, whose entries hold a
+   * request's rows of every shard it touches (docs/table-wal-lane.md). Fixed for the table's life.
+   */
+  readonly walLane: WalLane;
 }
+
+/** `shard`: an entry per shard a write touches; `table`: one entry per write, whatever it touches. */
+export type WalLane = 'shard' | 'table';
 
 /** The wire and storage form; `primaryKey` sits beside `schema`, as in the create request. */
 export interface TableDefJSON {
@@ -51,9 +59,20 @@ export interface TableDefJSON {
   indexes: IndexDecl[];
   retention: Retention | null;
   createdAt: string;
+  /** Absent for a table of shard lanes, as every table stored before the table lane was. */
+  walLane?: 'table';
 }
 
-const CREATE_KEYS = new Set(['name', 'schema', 'primaryKey', 'shards', 'settings', 'indexes', 'retention']);
+const CREATE_KEYS = new Set([
+  'name',
+  'schema',
+  'primaryKey',
+  'shards',
+  'settings',
+  'indexes',
+  'retention',
+  'walLane',
+]);
 const STORED_KEYS = new Set([...CREATE_KEYS, 'formatVersion', 'createdAt']);
 const SETTING_NAMES = new Set(Object.keys(TableSettingsSchema.shape));
 
@@ -61,6 +80,22 @@ function settingsError(setting: string | null, reason: string): SluiceError {
   const message =
     setting === null ? `invalid settings: ${reason}` : `invalid setting "${setting}": ${reason}`;
   return new SluiceError('INVALID_SETTINGS', message, { setting, reason });
+}
+
+/**
+ * An append-only table's request goes whole to one shard's lane already (shared/wal/append.ts),
+ * one entry whatever the shard count, so only a table with a key takes the table lane.
+ */
+function parseWalLane(input: unknown, schema: TableSchema): WalLane {
+  if (input === undefined || input === 'shard') return 'shard';
+  if (input !== 'table') throw settingsError('walLane', 'must be "shard" or "table"');
+  if (schema.primaryKey.length === 0) {
+    throw settingsError(
+      'walLane',
+      'an append-only table writes one entry per request already; leave walLane out',
+    );
+  }
+  return 'table';
 }
 
 function parseShards(input: unknown): number {
@@ -136,6 +171,7 @@ export function parseCreateTable(input: unknown, defaults: TableSettings, now: D
     retention,
     createdAt: now.toISOString(),
     schemaHistory: [],
+    walLane: parseWalLane(input.walLane, schema),
   };
 }
 
@@ -171,6 +207,7 @@ export function parseStoredTableDef(input: unknown, defaults: TableSettings): Ta
     retention: parseRetention(input.retention, schema),
     createdAt,
     schemaHistory: [],
+    walLane: parseWalLane(input.walLane, schema),
   };
 }
 
@@ -193,6 +230,7 @@ export function tableDefToJSON(def: TableDef): TableDefJSON {
     indexes: [...def.indexes],
     retention: def.retention,
     createdAt: def.createdAt,
+    ...(def.walLane === 'table' ? { walLane: 'table' as const } : {}),
   };
 }
 

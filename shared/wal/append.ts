@@ -1,9 +1,10 @@
 /**
- * What a write does to the WAL (docs/design.md, "Write"): route rows to shards by key, write one
- * WAL entry per shard, and resolve once every entry is durable (I1). Shards are written
- * side by side; a request is acked only when all of them landed. When one fails, the
- * others may still be durable — an upsert or delete retried in full is harmless. A request
- * to an append-only table goes whole to one shard, so it is one entry: all or nothing.
+ * What a write does to the WAL (docs/design.md, "Write"): route rows to shards by key, and
+ * resolve once they are durable (I1). On a table lane (docs/table-wal-lane.md) the request is
+ * one entry whatever shards it touches: all or nothing (I19). On shard lanes it is one entry
+ * per shard, written side by side, and acked only when all of them landed; when one fails,
+ * the others may still be durable — an upsert or delete retried in full is harmless. A
+ * request to an append-only table goes whole to one shard, so it is one entry: all or nothing.
  */
 import type { RecordBatch, Table } from 'apache-arrow';
 import { jsonRowsToRecordBatch } from '../arrow/json-rows.ts';
@@ -60,6 +61,12 @@ async function append(
   beforePut?: WalWrite['beforePut'],
 ): Promise<AppendResult> {
   const perShard = routeByShard(table, batches);
+  const acked = batches.reduce((sum, b) => sum + b.numRows, 0);
+  if (table.walLane === 'table' && perShard.size > 0) {
+    const write = new Map([...perShard].map(([shard, batch]) => [shard, { batch, op }]));
+    const seq = await wal.writeToTable(table, write);
+    return { acked, shards: [...perShard.keys()].sort((a, b) => a - b).map((shard) => ({ shard, seq })) };
+  }
   const ackedAt: number[] = [];
   const results = await Promise.allSettled(
     [...perShard].map(async ([shard, batch]) => {
@@ -74,7 +81,7 @@ async function append(
   const shards = results
     .map((r) => (r as PromiseFulfilledResult<ShardAck>).value)
     .sort((a, b) => a.shard - b.shard);
-  return { acked: batches.reduce((sum, b) => sum + b.numRows, 0), shards };
+  return { acked, shards };
 }
 
 /** How long each shard's ack waited for the request's last one (`walAckPhase`, "shards"). */

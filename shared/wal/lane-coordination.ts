@@ -30,7 +30,7 @@ export interface LaneCounts {
 /** What the allocation of a seq answered, in the writer's terms. */
 export type LaneAllocated = LaneCounts & LaneAnswer;
 
-type LaneAnswer =
+export type LaneAnswer =
   | { kind: 'ok'; seq: number }
   /** Shards that take no write now (poisoned, behind), each with the error its writers get. */
   | { kind: 'refused'; errors: ReadonlyMap<number, SluiceError> }

@@ -30,6 +30,7 @@ import {
   walPuts,
   walRedisRoundTrips,
 } from '../metrics.ts';
+import type { LaneAllocation } from '../redis/lane-allocation.ts';
 import type { SealWatch } from '../redis/seal-watch.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { withDeadline } from '../store/abort.ts';
@@ -46,6 +47,7 @@ import {
 import type { ManifestReader } from './manifest-reader.ts';
 import { PutPipeline } from './put-pipeline.ts';
 import { decideSeq } from './seq-decision.ts';
+import { tableCoordination } from './table-coordination.ts';
 import { decodeWalEntry, type NotedPut, type WalWrite } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
 
@@ -54,6 +56,7 @@ export interface WalWriterDeps {
   store: ObjectStore;
   manifests: ManifestReader;
   seqAllocation: SeqAllocation;
+  laneAllocation: LaneAllocation;
   sealWatch: SealWatch;
   drops: TableDrops;
   scheduler: WorkScheduler;
@@ -115,6 +118,14 @@ export class WalWriter {
   write(table: TableDef, shard: number, write: WalWrite): Promise<number> {
     const lane = this.laneFor(table, shardCoordination(this.deps, table.name, shard));
     return this.enqueue(lane, new Map([[shard, write]]));
+  }
+
+  /**
+   * Appends a request's writes of every shard it touches to its table's lane, as one entry at
+   * one seq (docs/table-wal-lane.md, §3); resolves with that seq once the entry is durable.
+   */
+  writeToTable(table: TableDef, write: LaneWrite): Promise<number> {
+    return this.enqueue(this.laneFor(table, tableCoordination(this.deps, table)), write);
   }
 
   /** Resolves once the bookkeeping of every landed entry has run (at shutdown). */
