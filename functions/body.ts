@@ -63,7 +63,7 @@ const ROWS_BODY =
 const KEYS_BODY =
   '{"keys":[…]} (each key the value of a one-column primary key, or an array in primary-key order)';
 const CREATE_BODY =
-  '{"name":…,"schema":{"fields":[{"name":…,"type":…},…]},"primaryKey":[…]} with optional "shards", "settings", "indexes" and "retention" (no "primaryKey", or [], for an append-only table)';
+  '{"name":…,"schema":{"fields":[{"name":…,"type":…},…]},"primaryKey":[…]} with optional "shards", "settings", "indexes", "retention" and "walLane" (no "primaryKey", or [], for an append-only table)';
 const DRAIN_BODY = '{"drain": true} or {"drain": false}';
 const INDEX_BODY =
   '{"column":…,"type":"btree"|"bitmap"|"ivf_pq"|"ivf_hnsw_sq"|"fts"} with optional "metric" and "params"';
@@ -128,6 +128,7 @@ export async function readCreateTable(c: Ctx, limits: Limits): Promise<unknown> 
       shards: 'INVALID_SETTINGS',
       settings: 'INVALID_SETTINGS',
       retention: 'INVALID_SETTINGS',
+      walLane: 'INVALID_SETTINGS',
     },
   });
 }

@@ -110,7 +110,7 @@ export const CreateTableSchema = z
       .max(MAX_SHARDS, shardsRefusal)
       .optional()
       .openapi({
-        description: `Defaults to ${DEFAULT_SHARDS}; fixed for the table's life. A shard is one WAL and one flush lane: more shards flush in parallel, and a write makes one WAL entry per shard its rows touch.`,
+        description: `Defaults to ${DEFAULT_SHARDS}; fixed for the table's life. A shard is one WAL and one flush lane: more shards flush in parallel, and a write makes one WAL entry per shard its rows touch, unless walLane is "table".`,
       }),
     settings: z.object(settingsShape).partial().strict().optional(),
     indexes: z
@@ -118,6 +118,10 @@ export const CreateTableSchema = z
       .optional()
       .openapi({ description: 'Indexes to build on the base, each an IndexDeclaration' }),
     retention: RetentionSchema.nullable().optional(),
+    walLane: z.enum(['shard', 'table'], { error: 'walLane must be "shard" or "table"' }).optional().openapi({
+      description:
+        'Where writes go; fixed for the table\'s life. "table": one WAL entry per write request whatever shards its rows touch, all of them or none applied (one PUT, one Redis call); "shard" (the default): one entry per shard the rows touch. Tables with a primary key only.',
+    }),
   })
   .openapi('CreateTable');
 

@@ -87,7 +87,8 @@
  * each case in time; BENCH_WRITE_SYSTEMS (default all: sluice,lancedb,floor) picks the
  * systems; BENCH_WRITE_WORKERS (process | inline | paused) places the workers;
  * BENCH_WRITE_ARRIVALS (burst | turns, write-drive.ts) says how writers acked at once come
- * back. Every line says which.
+ * back; BENCH_WRITE_WAL_LANE (table | shard, default table) gives Sluice's tables one WAL lane
+ * (an entry per request, docs/table-wal-lane.md) or one per shard. Every line says which.
  * BENCH_WRITE_WORKERS_CPU_PROF=<dir> profiles the workers' process of every case
  * (write-worker-process.ts); run the bench as `node --cpu-prof --import tsx
  * test/bench/run.ts write …` to profile the writers too.
@@ -109,7 +110,7 @@ import type { FaultyStore } from '../../shared/store/faulty-store.ts';
 import type { ObjectStore } from '../../shared/store/object-store.ts';
 import { openStore } from '../../shared/store/open-store.ts';
 import { hintsFor } from '../../shared/store/versioned-document.ts';
-import { DEFAULT_SHARDS, type TableDef } from '../../shared/table/table-def.ts';
+import { DEFAULT_SHARDS, type TableDef, type WalLane } from '../../shared/table/table-def.ts';
 import type { AppendResult } from '../../shared/wal/append.ts';
 import { encodeWalEntry, OP_UPSERT } from '../../shared/wal/wal-entry.ts';
 import { deleteKeys } from '../support/redis.ts';
@@ -178,6 +179,7 @@ const SECONDS = Number(process.env.BENCH_WRITE_SECONDS) || 2;
 const SLICES = slicesOf(process.env.BENCH_WRITE_SLICES || undefined, SECONDS);
 const WORKERS = workerLayout(process.env.BENCH_WRITE_WORKERS || undefined);
 const ARRIVALS = arrivalsOf(process.env.BENCH_WRITE_ARRIVALS || undefined);
+const WAL_LANE = walLaneOf(process.env.BENCH_WRITE_WAL_LANE || undefined);
 /** The batches built per size, of distinct keys (60k rows of 10-row batches, 400k of 1,000); writes go round them. */
 const BATCHES: Record<number, number> = { 10: 6_000, 1000: 400 };
 /** Warm-up rows, written before the clock starts with keys below the measured ones. */
@@ -459,6 +461,7 @@ async function warmTable(sut: SluiceUnderTest, shards: number): Promise<TableDef
     schema: tableSchema,
     primaryKey: ['id'],
     shards,
+    walLane: WAL_LANE,
   });
   const warmup = await sluice.writes.append(
     table.name,
@@ -523,7 +526,9 @@ async function openSluiceCase(
     tally.ackedBatches.add(batch);
     tally.rows += result.acked;
     tally.shardWrites += result.shards.length;
-    for (const { shard, seq } of result.shards) tally.walEntries.add(`${shard}/${seq}`);
+    // A table lane's request is one entry, at one seq for every shard it touched.
+    for (const { shard, seq } of result.shards)
+      tally.walEntries.add(WAL_LANE === 'table' ? `${seq}` : `${shard}/${seq}`);
     lag.offer(ackAt, result.shards);
   };
   const driver = new Driver({
@@ -586,6 +591,7 @@ async function openSluiceCase(
         ...lineHead(c.name, 'sluice', true, group),
         groupCommit: c.groupCommit,
         workers: sut.workers.layout,
+        walLane: table.walLane,
         ...(c.writesPerSecond ? { writesPerSecond: c.writesPerSecond } : {}),
         shards: table.shards,
         ...figures(driven, rows),
@@ -1153,4 +1159,11 @@ function report(r: BenchResult): void {
     `write ${r.case} ${r.system}: ${Number(r.rowsPerSec).toLocaleString('en-US')} rows/s, ` +
       `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${lag}${ratio}${puts}${goal}`,
   );
+}
+
+function walLaneOf(value = 'table'): WalLane {
+  if (value !== 'table' && value !== 'shard') {
+    throw new Error(`BENCH_WRITE_WAL_LANE is table or shard, not "${value}"`);
+  }
+  return value;
 }

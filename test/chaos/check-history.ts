@@ -18,6 +18,11 @@ export interface Verdict {
   stale: number;
   /** Keys the scan returned more than once. */
   duplicated: number;
+  /**
+   * Requests to an all-or-nothing table (I19) whose value the final read holds on some of
+   * their keys, while another of their keys holds what an older write left there.
+   */
+  partial: number;
   /** Keys holding a value no write that may have landed wrote there. */
   phantom: number;
   /** Shards with sealed generations, unsealed WAL or a cursor short of the frontier. */
@@ -42,6 +47,7 @@ export function checkHistory(writes: readonly WriteRecord[], final: FinalState):
     lost: 0,
     stale: 0,
     duplicated: 0,
+    partial: 0,
     phantom: 0,
     unflushed: 0,
     unmerged: 0,
@@ -52,8 +58,53 @@ export function checkHistory(writes: readonly WriteRecord[], final: FinalState):
   };
   if (final.deadLetters > 0) verdict.problems.push(`${final.deadLetters} dead letter(s)`);
   checkKeys(writes, final.rows, verdict);
+  checkAtomicity(writes, final, verdict);
   for (const shard of final.shards) checkShard(shard, verdict);
   return verdict;
+}
+
+/**
+ * I19, on the final read: an upsert seen on one of its keys landed, so each of its other
+ * keys must hold it too, or what a write not acked before it began left there (a newer
+ * value, or absence after a delete). Only an upsert's value shows where it landed; a
+ * request to a table of shard lanes may land on some shards and not others (unacked).
+ */
+function checkAtomicity(writes: readonly WriteRecord[], final: FinalState, verdict: Verdict): void {
+  const atomic = new Set(final.atomicTables ?? []);
+  if (atomic.size === 0) return;
+  const byKey = writesByKey(writes);
+  const read = new Map(final.rows.map((row) => [row.k, row.v]));
+  for (const write of writes) {
+    if (write.kind !== 'upsert' || write.keys.length < 2 || !atomic.has(tableOfKey(write.keys[0]!))) continue;
+    if (!write.keys.some((key) => read.get(key) === write.value)) continue;
+    for (const key of write.keys) {
+      if (read.get(key) === write.value || overwritten(write, byKey.get(key) ?? [], read.get(key))) continue;
+      verdict.partial += 1;
+      verdict.problems.push(
+        `partial: ${describe(write)} holds on some of its keys, but key ${key} holds ${JSON.stringify(read.get(key) ?? null)}`,
+      );
+    }
+  }
+}
+
+/** Whether a write on the key that may be newer than `write` left `value` (undefined: absent). */
+function overwritten(
+  write: WriteRecord,
+  writes: readonly WriteRecord[],
+  value: string | null | undefined,
+): boolean {
+  return writes.some(
+    (other) =>
+      other !== write &&
+      other.outcome !== 'rejected' &&
+      !(other.outcome === 'acked' && other.ackedAt! < write.startedAt) &&
+      (value === undefined ? other.kind === 'delete' : other.kind === 'upsert' && other.value === value),
+  );
+}
+
+/** A key's history id is `{table}:{key}` (key-shapes.ts). */
+function tableOfKey(key: string): string {
+  return key.slice(0, key.indexOf(':'));
 }
 
 /** The span of a read; the final scan's spans every write. */

@@ -76,6 +76,8 @@ export interface FinalState {
   rows: FinalRow[];
   shards: ShardView[];
   deadLetters: number;
+  /** Tables whose requests are all or nothing across their keys (a table WAL lane, I19). */
+  atomicTables?: readonly string[];
 }
 
 export function outcomeOf(attempts: readonly Attempt[]): Outcome {

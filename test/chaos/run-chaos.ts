@@ -41,6 +41,11 @@ const SHARDS = 4;
 /** Keys per table; each of the three key shapes has a table of its own. */
 const KEY_SPACE = 64;
 const SHAPES = keyShapes(KEY_SPACE);
+/**
+ * The composite-key table writes through one WAL lane for the table (docs/table-wal-lane.md):
+ * its requests, spread over its shards, are all or nothing (I19), which the verdict checks.
+ */
+const TABLE_LANE_TABLES: readonly string[] = SHAPES.filter((s) => s.name === 'composite').map((s) => s.table);
 const TABLES = [...SHAPES.map((s) => s.table), APPEND_TABLE];
 const READERS = 2;
 /** Keys per `rows/lookup` of the final check. */
@@ -395,7 +400,12 @@ async function finalState(run: Run): Promise<FinalState> {
     for (const view of poisoned) await run.api.reopen(view);
     await settle(run);
   }
-  return { shards, rows: await run.api.rows(), deadLetters: await run.api.deadLetters() };
+  return {
+    shards,
+    rows: await run.api.rows(),
+    deadLetters: await run.api.deadLetters(),
+    atomicTables: TABLE_LANE_TABLES,
+  };
 }
 
 /** After the run settled: every key of every table through a lookup of many, and each table's count. */
@@ -508,6 +518,7 @@ function apiClient(apiUrl: string, token: string) {
         primaryKey: shape.schema.primaryKey,
         shards: SHARDS,
         settings: TABLE_SETTINGS,
+        ...(TABLE_LANE_TABLES.includes(shape.table) ? { walLane: 'table' } : {}),
       });
     },
     async createAppendTable(): Promise<void> {
