@@ -698,7 +698,7 @@ export type components = {
       };
       /** @description Key columns: int32, int64 or utf8. Omitted or [] makes an append-only table: every row is kept, none is looked up or deleted by key. */
       primaryKey?: string[];
-      /** @description Defaults to 1; fixed for the table's life. A shard is one WAL and one flush lane: more shards flush in parallel, and a write makes one WAL entry per shard its rows touch. */
+      /** @description Defaults to 1; fixed for the table's life. A shard is one WAL and one flush lane: more shards flush in parallel, and a write makes one WAL entry per shard its rows touch, unless walLane is "table". */
       shards?: number;
       settings?: {
         mergeAfterGenerations?: number;
@@ -717,6 +717,11 @@ export type components = {
       /** @description Indexes to build on the base, each an IndexDeclaration */
       indexes?: unknown[];
       retention?: components['schemas']['Retention'];
+      /**
+       * @description Where writes go; fixed for the table's life. "table": one WAL entry per write request whatever shards its rows touch, all of them or none applied (one PUT, one Redis call); "shard" (the default): one entry per shard the rows touch. Tables with a primary key only.
+       * @enum {string}
+       */
+      walLane?: 'shard' | 'table';
     };
     Field: {
       /** @example id */
