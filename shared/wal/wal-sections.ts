@@ -7,7 +7,7 @@
  * version. Any Arrow reader still opens the whole file, as `decodeWalEntry` does.
  */
 import { randomUUID } from 'node:crypto';
-import { type Field, type RecordBatch, type Table, tableFromIPC } from 'apache-arrow';
+import { type Field, type RecordBatch, Table, tableFromIPC } from 'apache-arrow';
 import {
   asStream,
   fileFooter,
@@ -171,6 +171,32 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a, 0);
   out.set(b, a.length);
   return out;
+}
+
+/**
+ * The rows of a whole decoded entry, by shard, as its `sluice.sections` lays its batches out:
+ * a read GETs an entry once for every shard it holds rows of. Null for a shard lane's entry,
+ * which has no sections; a hole has none either.
+ */
+export function splitSections(
+  entry: Table,
+  details: Record<string, unknown> = {},
+): Map<number, Table> | null {
+  if (isHole(entry)) return new Map();
+  const raw = entry.schema.metadata.get(SECTIONS_KEY);
+  if (raw === undefined) return null;
+  const sections = new Map<number, Table>();
+  for (const [shard, first, count, rows] of layoutIn(raw, entry.batches.length, details)) {
+    const rowsOf = new Table(entry.schema, entry.batches.slice(first, first + count));
+    if (rowsOf.numRows !== rows) {
+      throw corrupt(`shard ${shard}'s section holds ${rowsOf.numRows} rows, not ${rows}`, {
+        ...details,
+        shard,
+      });
+    }
+    sections.set(shard, rowsOf);
+  }
+  return sections;
 }
 
 /** The head of every section's stream, and the field nodes each of its record batches must have. */

@@ -24,6 +24,7 @@ import {
   parseEntryFooter,
   readEntryFooter,
   readSection,
+  splitSections,
 } from '../../../shared/wal/wal-sections.ts';
 import { seededRandom } from '../../support/random.ts';
 import { createTempDir, type TempDir } from '../../support/temp-dir.ts';
@@ -159,6 +160,21 @@ describe('sectioned WAL entries (docs/table-wal-lane.md §2)', () => {
       expect(tableFromIPC(body).numRows).toBe(allRows.length);
     }
     expect(combined).toBeGreaterThan(0);
+  });
+
+  it('a whole entry split by its sections gives each shard the rows its section decodes to', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const { body, sections } = encodeSectionedEntry(schema, randomShards(seededRandom(seed)));
+      const split = splitSections(wholeTable(body))!;
+      expect([...split.keys()], `seed ${seed}`).toEqual(sections.map((s) => s.shard));
+      for (const section of sections) {
+        expect(rowsWithOps(split.get(section.shard)!), `seed ${seed} shard ${section.shard}`).toEqual(
+          rowsWithOps(decodeSection(schema, body.subarray(section.start, section.end))),
+        );
+      }
+    }
+    expect(splitSections(tableFromIPC(encodeHole(1)))).toEqual(new Map());
+    expect(splitSections(wholeTable(encodeWalEntry(schema, [write([{ id: 1 }], OP_DELETE)])))).toBeNull();
   });
 
   it('ranges run from a first batch’s continuation marker to the end of the last body, sections back to back', () => {
@@ -309,6 +325,9 @@ describe('sectioned WAL entries (docs/table-wal-lane.md §2)', () => {
       for (const layout of ['[[0,0,5,3]]', '[[0,1,2,3]]', '[[1,0,1,1],[0,1,2,2]]', '{}', 'not json']) {
         const forged = encodeEntryFile(schema, batches, 'forged', [['sluice.sections', layout]]);
         expect(() => parseEntryFooter(forged, forged.length), layout).toThrow(
+          expect.objectContaining({ code: 'DATA_CORRUPT' }),
+        );
+        expect(() => splitSections(wholeTable(forged)), layout).toThrow(
           expect.objectContaining({ code: 'DATA_CORRUPT' }),
         );
       }
