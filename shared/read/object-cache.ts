@@ -56,3 +56,10 @@ export function derived<T>(cached: CachedTable, name: string, build: () => T): T
   cached.derived.set(name, value);
   return value;
 }
+
+/** The decoded object at `key`, which the caller knows must exist: gone, it is lost data. */
+export async function required(cache: ObjectCache, key: string, signal?: AbortSignal): Promise<CachedTable> {
+  const cached = await cache.table(key, signal);
+  if (!cached) throw new SluiceError('DATA_MISSING', `${key} is missing`, { key });
+  return cached;
+}

@@ -9,9 +9,10 @@
  * past the cursor or in a committed generation.
  *
  * A snapshot can be pinned (a scan cursor does): the base and shard manifest versions it
- * read, and per shard the WAL entries it listed, are read again exactly, so every page of
- * a scan sees the same overlay and base. The snapshot's retention cutoff is taken once,
- * from `deps.clock`, and pinned with it (retention-cutoff.ts).
+ * read, and the WAL entries it listed (per shard on shard lanes, the table's one listing on a
+ * table lane), are read again exactly, so every page of a scan sees the same overlay and
+ * base. The snapshot's retention cutoff is taken once, from `deps.clock`, and pinned with it
+ * (retention-cutoff.ts).
  */
 import type { Table } from 'apache-arrow';
 import { conformTable } from '../arrow/conform-columns.ts';
@@ -39,14 +40,13 @@ import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { walKey } from '../table/paths.ts';
 import { schemaAt, type TableDef } from '../table/table-def.ts';
-import { listWalAfter } from '../wal/frontier.ts';
-import { isHole, schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
-import { type CachedTable, derived, type ObjectCache } from './object-cache.ts';
+import { schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
+import { derived, type ObjectCache, required } from './object-cache.ts';
 import { cutoffOf, expiringRuns } from './retention-cutoff.ts';
 import type { SnapshotOverlays } from './snapshot-overlay.ts';
 import { fileRun, type SortedRun, walRun } from './sorted-run.ts';
+import { shardLaneTail, type TailEntry, tableLaneTails } from './wal-tail.ts';
 
 export interface ReadDeps {
   store: ObjectStore;
@@ -67,8 +67,13 @@ export interface ReadDeps {
 /** The versions a snapshot read; with them, the same snapshot is read again. */
 export interface SnapshotPin {
   base: number;
-  /** Per shard read: its manifest version and the WAL entries (seqs) listed after its cursor. */
+  /**
+   * Per shard read: its manifest version and, on a shard lane, the WAL entries (seqs) listed
+   * after its cursor (none on a table lane, whose listing is `lane`).
+   */
   shards: Array<{ manifest: number; wal: number[] }>;
+  /** On a table lane, the seqs of the table's one listing of its lane; null on shard lanes. */
+  lane: number[] | null;
   /** The retention cutoff (ms since the epoch), or null for a table without retention. */
   cutoff: number | null;
 }
@@ -87,6 +92,7 @@ export interface ReadSnapshot {
 
 /** The object a run was read from: a WAL entry (no generation) or a committed L0 file. */
 export interface RunSource {
+  /** Names the run's rows: the object's key, and of a table lane's entry the shard's section. */
   key: string;
   shard: number;
   generation: number | null;
@@ -136,15 +142,18 @@ async function readOnce(
     : await deps.bases.read(table.name, signal);
   // A base a newer schema made (a widened column) is read under that schema, not this one.
   schemaAt(table, baseSchemaVersion(base));
+  const open = (shard: number, i: number) =>
+    openShard(deps, table, shard, mergedThrough(base, shard), pin?.shards[i]?.manifest, signal);
+  const tails = table.walLane === 'table' ? await tableTails() : await shardTails();
   const perShard = await Promise.all(
-    shards.map((shard, i) =>
-      shardRuns(deps, table, shard, mergedThrough(base, shard), pin?.shards[i], signal),
+    tails.shards.map(({ manifest, tail }) =>
+      shardRuns(deps, table, manifest, mergedThrough(base, manifest.shard), tail, signal),
     ),
   );
   const cutoff = pin ? pin.cutoff : cutoffOf(table, now, expiredBefore(base));
   return {
     base,
-    shards: perShard.map((s) => s.manifest),
+    shards: tails.shards.map((s) => s.manifest),
     runs: expiringRuns(
       table,
       perShard.flatMap((s) => s.runs),
@@ -153,11 +162,46 @@ async function readOnce(
     sources: perShard.flatMap((s) => s.sources),
     pin: {
       base: base.version,
-      shards: perShard.map((s) => ({ manifest: s.manifest.version, wal: s.wal })),
+      shards: tails.shards.map((s) => ({ manifest: s.manifest.version, wal: s.listed })),
+      lane: tails.lane,
       cutoff,
     },
     cutoff,
   };
+
+  // Each shard lists its own lane once its manifest is read.
+  async function shardTails(): Promise<Tails> {
+    const read = await Promise.all(
+      shards.map(async (shard, i) => {
+        const manifest = await open(shard, i);
+        const { entries, seqs } = await shardLaneTail(deps, manifest, pin?.shards[i]?.wal, signal);
+        return { manifest, tail: entries, listed: seqs };
+      }),
+    );
+    return { shards: read, lane: null };
+  }
+
+  // I10/I19: the table's lane is listed once, after every manifest was read.
+  async function tableTails(): Promise<Tails> {
+    const manifests = await Promise.all(shards.map(open));
+    const { entries, seqs } = await tableLaneTails(
+      deps,
+      table.name,
+      manifests,
+      pin?.lane ?? undefined,
+      signal,
+    );
+    return {
+      shards: manifests.map((manifest, i) => ({ manifest, tail: entries[i]!, listed: [] })),
+      lane: seqs,
+    };
+  }
+}
+
+/** Per shard read, its manifest and WAL tail; the table lane's listing, if any. */
+interface Tails {
+  shards: Array<{ manifest: ShardManifest; tail: TailEntry[]; listed: number[] }>;
+  lane: number[] | null;
 }
 
 async function pinnedBase(deps: ReadDeps, table: TableDef, version: number, signal?: AbortSignal) {
@@ -177,19 +221,21 @@ function expired(table: string): SluiceError {
   );
 }
 
-async function shardRuns(
+/** The shard's manifest, fresh or at the pinned version; refused when poisoned or too far behind. */
+async function openShard(
   deps: ReadDeps,
   table: TableDef,
   shard: number,
   watermark: number,
-  pin: SnapshotPin['shards'][number] | undefined,
+  pinned: number | undefined,
   signal?: AbortSignal,
-): Promise<{ manifest: ShardManifest; runs: SortedRun[]; sources: RunSource[]; wal: number[] }> {
-  const manifest = pin
-    ? pin.manifest === 0
-      ? emptyShardManifest(table.name, shard)
-      : await deps.manifests.readVersion(table.name, shard, pin.manifest, signal)
-    : await deps.manifests.read(table.name, shard, signal);
+): Promise<ShardManifest> {
+  const manifest =
+    pinned === undefined
+      ? await deps.manifests.read(table.name, shard, signal)
+      : pinned === 0
+        ? emptyShardManifest(table.name, shard)
+        : await deps.manifests.readVersion(table.name, shard, pinned, signal);
   if (!manifest) throw expired(table.name);
   await assertShardOpen(deps.poisonCache, manifest);
   const pending = pendingGenerations(manifest, watermark);
@@ -205,33 +251,34 @@ async function shardRuns(
       },
     );
   }
-  const wal = pin
-    ? pin.wal
-    : (await listWalAfter(deps.store, table.name, shard, manifest.walCursor, signal)).map((e) => e.seq);
+  return manifest;
+}
+
+/** The shard's runs, newest first: its WAL tail, then its committed generations above the watermark. */
+async function shardRuns(
+  deps: ReadDeps,
+  table: TableDef,
+  manifest: ShardManifest,
+  watermark: number,
+  tail: readonly TailEntry[],
+  signal?: AbortSignal,
+): Promise<{ runs: SortedRun[]; sources: RunSource[] }> {
+  const { shard } = manifest;
   const keying = runKeyingFor(table, shard);
-  const walRuns = await Promise.all(
-    wal.map(async (seq) => {
-      const source = walKey(table.name, shard, seq);
-      const cached = await required(deps.cache, source, signal);
-      return isHole(cached.table)
-        ? null
-        : {
-            source,
-            run: derived(cached, runKey(table), () => walRun(keying, { seq, table: current(table, cached) })),
-          };
-    }),
+  const walRuns = tail.map((entry) =>
+    derived(entry.cached, `${runKey(table)}:${shard}`, () =>
+      walRun(keying, { seq: entry.seq, table: current(table, entry.rows) }),
+    ),
   );
   const unmerged = [...committedAbove(manifest, watermark)].reverse();
   const l0Runs = await Promise.all(unmerged.map((g) => runOf(deps.cache, table, g.path, signal)));
-  const tail = walRuns.filter((r) => r !== null).reverse();
+  const newestFirst = [...tail].reverse();
   return {
-    manifest,
-    runs: [...tail.map((r) => r.run), ...l0Runs],
+    runs: [...walRuns.reverse(), ...l0Runs],
     sources: [
-      ...tail.map((r) => ({ key: r.source, shard, generation: null })),
+      ...newestFirst.map((e) => ({ key: e.source, shard, generation: null })),
       ...unmerged.map((g) => ({ key: g.path, shard, generation: g.generation })),
     ],
-    wal,
   };
 }
 
@@ -242,7 +289,7 @@ async function runOf(
   signal?: AbortSignal,
 ): Promise<SortedRun> {
   const cached = await required(cache, path, signal);
-  return derived(cached, runKey(table), () => fileRun(current(table, cached)));
+  return derived(cached, runKey(table), () => fileRun(current(table, cached.table)));
 }
 
 /** A run is kept per schema version it was read under: its rows carry that version's columns. */
@@ -254,15 +301,9 @@ function runKey(table: TableDef): string {
  * The object's rows under the table's schema as this process holds it: columns added since
  * it was written read as null; an object of a newer schema than that is SCHEMA_OUTDATED.
  */
-function current(table: TableDef, cached: CachedTable): Table {
-  schemaAt(table, schemaVersionOf(cached.table));
+function current(table: TableDef, rows: Table): Table {
+  schemaAt(table, schemaVersionOf(rows));
   const wal = walSchema(table.schema);
-  const keyed = cached.table.schema.fields.some((f) => f.name === KEY_COLUMN);
-  return conformTable(keyed ? runSchema(wal) : wal, cached.table);
-}
-
-async function required(cache: ObjectCache, key: string, signal?: AbortSignal): Promise<CachedTable> {
-  const cached = await cache.table(key, signal);
-  if (!cached) throw new SluiceError('DATA_MISSING', `${key} is missing`, { key });
-  return cached;
+  const keyed = rows.schema.fields.some((f) => f.name === KEY_COLUMN);
+  return conformTable(keyed ? runSchema(wal) : wal, rows);
 }

@@ -67,7 +67,7 @@ export async function scanRows(
   const range = options.range ?? FULL_RANGE;
   const projection = projectionOf(table, options.columns);
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
-  const cursor = options.after ? decodeScanCursor(options.after, table.shards) : null;
+  const cursor = options.after ? decodeScanCursor(options.after, table) : null;
   const filterId = options.filter?.id ?? null;
   if (cursor && cursor.filter !== filterId) {
     throw new SluiceError(

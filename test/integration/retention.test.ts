@@ -261,7 +261,7 @@ describe('retention', () => {
     await h.createTable(logsTable('logs'));
     await writeRows(h.sluice, 'logs', [logRow(1, 0), logRow(2, 0)]);
     const first = await h.sluice.reads.scan('logs', { limit: 1 });
-    const cursor = decodeScanCursor(first.next!, 1);
+    const cursor = decodeScanCursor(first.next!, { shards: 1, walLane: 'shard' });
     const ttlMs = h.config.scheduler.gcGraceSeconds * 1000;
     const forged = { ...cursor, pin: { ...cursor.pin, cutoff: cursor.pin.cutoff! - ttlMs - 1 } };
     await expect(
