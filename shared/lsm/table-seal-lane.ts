@@ -59,6 +59,25 @@ async function membersOf(
   objects: WalObject[],
   signal?: AbortSignal,
 ): Promise<SealableEntry[]> {
+  const all = await laneEntrySections(deps, table, objects, signal);
+  return all.flatMap(({ seq, entry }) => {
+    const section = entry?.sections.find((s) => s.shard === shard);
+    if (!entry || !section) return [];
+    const { start, end, rows } = section;
+    return [{ seq, bytes: end - start, rows, section: { start, end, schemaVersion: entry.schemaVersion } }];
+  });
+}
+
+/**
+ * The sections of each of `objects`, landed lane objects (null for a hole): from Redis, which
+ * the writers' completions told, else from the entry's footer.
+ */
+export async function laneEntrySections(
+  deps: Pick<TableLaneDeps, 'store' | 'laneSealCounters'>,
+  table: string,
+  objects: readonly WalObject[],
+  signal?: AbortSignal,
+): Promise<Array<{ seq: number; entry: EntrySections | null }>> {
   const known = await deps.laneSealCounters.sections(
     table,
     objects.map((o) => o.seq),
@@ -66,18 +85,12 @@ async function membersOf(
   // Side by side: on S3 each footer is a request's latency, and the newest entries'
   // completions have often not reached Redis yet when the seal lists them.
   const limit = pLimit(FOOTER_READS);
-  const all = await Promise.all(
+  return Promise.all(
     objects.map(async (object) => ({
       seq: object.seq,
       entry: known.get(object.seq) ?? (await limit(() => footerSections(deps.store, table, object, signal))),
     })),
   );
-  return all.flatMap(({ seq, entry }) => {
-    const section = entry?.sections.find((s) => s.shard === shard);
-    if (!entry || !section) return [];
-    const { start, end, rows } = section;
-    return [{ seq, bytes: end - start, rows, section: { start, end, schemaVersion: entry.schemaVersion } }];
-  });
 }
 
 /** The sections an entry's footer names; null for a hole. */

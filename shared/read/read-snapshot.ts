@@ -36,6 +36,8 @@ import {
   type ShardManifest,
   type ShardManifestStore,
 } from '../lsm/shard-manifest.ts';
+import type { LaneAllocation } from '../redis/lane-allocation.ts';
+import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { assertShardOpen } from '../shard-poison.ts';
@@ -54,6 +56,8 @@ export interface ReadDeps {
   bases: BaseManifestStore;
   datasets: BaseDatasets;
   seqAllocation: SeqAllocation;
+  laneAllocation: LaneAllocation;
+  laneSealCounters: LaneSealCounters;
   poisonCache: PoisonCache;
   cache: ObjectCache;
   /** What each snapshot's pending runs hide, and their key order, computed once per snapshot. */

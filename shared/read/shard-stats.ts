@@ -8,11 +8,12 @@ import {
   type CommittedGeneration,
   pendingGenerations,
   type SealedGeneration,
+  type ShardManifest,
 } from '../lsm/shard-manifest.ts';
 import { type PoisonRecord, shardPoison } from '../shard-poison.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { listWalAfter, missingSeqs } from '../wal/frontier.ts';
 import type { ReadDeps } from './read-snapshot.ts';
+import { type Unsealed, unsealedOf } from './unsealed.ts';
 
 export interface ShardStats {
   table: string;
@@ -40,24 +41,36 @@ export async function shardStats(
 ): Promise<ShardStats> {
   const mergedThrough = watermarkOf(await deps.bases.read(table.name, signal), shard);
   const manifest = await deps.manifests.read(table.name, shard, signal);
-  const unsealed = await listWalAfter(deps.store, table.name, shard, manifest.sealedThrough, signal);
-  const firstMissing = missingSeqs(manifest.sealedThrough, unsealed)[0];
-  const frontier =
-    firstMissing !== undefined ? firstMissing - 1 : (unsealed.at(-1)?.seq ?? manifest.sealedThrough);
+  const [unsealed] = await unsealedOf(deps, table, [manifest], signal);
+  return statsOf(deps, table, manifest, mergedThrough, unsealed!);
+}
+
+/** The stats of a shard from its manifest, read after the base's `mergedThrough`, and its WAL past it. */
+export async function statsOf(
+  deps: ReadDeps,
+  table: TableDef,
+  manifest: ShardManifest,
+  mergedThrough: number,
+  unsealed: Unsealed,
+): Promise<ShardStats> {
+  const { shard } = manifest;
   return {
     table: table.name,
     shard,
-    frontier,
+    frontier: unsealed.frontier,
     walCursor: manifest.walCursor,
     sealedThrough: manifest.sealedThrough,
-    allocatedThrough: await deps.seqAllocation.allocatedThrough(table.name, shard),
+    allocatedThrough:
+      table.walLane === 'table'
+        ? await deps.laneAllocation.allocatedThrough(table.name)
+        : await deps.seqAllocation.allocatedThrough(table.name, shard),
     currentGeneration: manifest.currentGeneration,
     sealed: manifest.sealed,
     committed: manifest.committed,
     mergedThrough,
     pendingGenerations: pendingGenerations(manifest, mergedThrough),
-    unsealedEntries: unsealed.length,
-    unsealedBytes: unsealed.reduce((sum, e) => sum + e.bytes, 0),
+    unsealedEntries: unsealed.entries,
+    unsealedBytes: unsealed.bytes,
     manifestVersion: manifest.version,
     poison: await shardPoison(deps.poisonCache, manifest),
   };

@@ -6,9 +6,11 @@
 
 import type { BaseHealth } from '../base/base-health.ts';
 import { countBase } from '../base/pinned-read.ts';
+import { type BaseManifest, mergedThrough } from '../lsm/base-manifest.ts';
 import type { TableDef } from '../table/table-def.ts';
 import type { ReadDeps } from './read-snapshot.ts';
-import { type ShardStats, shardStats } from './shard-stats.ts';
+import { type ShardStats, statsOf } from './shard-stats.ts';
+import { unsealedOf } from './unsealed.ts';
 
 export interface TableStats {
   /** Version of the base manifest, Sluice's record of the base. */
@@ -34,10 +36,10 @@ export interface TableStats {
 }
 
 export async function tableStats(deps: ReadDeps, table: TableDef, signal?: AbortSignal): Promise<TableStats> {
-  const shards = Array.from({ length: table.shards }, (_, shard) => shard);
+  const reading = deps.bases.read(table.name, signal);
   const [base, all, health] = await Promise.all([
-    deps.bases.read(table.name, signal),
-    Promise.all(shards.map((shard) => shardStats(deps, table, shard, signal))),
+    reading,
+    everyShard(deps, table, reading, signal),
     deps.datasets.health(table),
   ]);
   const sum = (of: (s: ShardStats) => number) => all.reduce((total, s) => total + of(s), 0);
@@ -58,4 +60,21 @@ export async function tableStats(deps: ReadDeps, table: TableDef, signal?: Abort
     unsealedBytes: sum((s) => s.unsealedBytes),
     base: health,
   };
+}
+
+/** The stats of every shard, their WAL past the sealed ranges read together: a table lane is listed once. */
+async function everyShard(
+  deps: ReadDeps,
+  table: TableDef,
+  reading: Promise<BaseManifest>,
+  signal?: AbortSignal,
+): Promise<ShardStats[]> {
+  const shards = Array.from({ length: table.shards }, (_, shard) => shard);
+  // Read before the manifests, as a shard's stats read it: its generations merged since are pending still.
+  const base = await reading;
+  const manifests = await Promise.all(shards.map((shard) => deps.manifests.read(table.name, shard, signal)));
+  const unsealed = await unsealedOf(deps, table, manifests, signal);
+  return Promise.all(
+    manifests.map((m, i) => statsOf(deps, table, m, mergedThrough(base, m.shard), unsealed[i]!)),
+  );
 }
