@@ -7,17 +7,19 @@
  * ahead; it is built and written only in its own turn.
  */
 
-import pLimit from 'p-limit';
-import { SluiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { LaneAllocation } from '../redis/lane-allocation.ts';
+import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SealCounters } from '../redis/seal-counters.ts';
 import { assertShardOpen } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { generationKey, walKey } from '../table/paths.ts';
+import { generationKey } from '../table/paths.ts';
 import { schemaAt, type TableDef } from '../table/table-def.ts';
-import { decodeWalEntry, schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
+import { schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
+import type { WorkScheduler } from '../work/work-scheduler.ts';
+import { readGenerationRows } from './generation-rows.ts';
 import { commitGeneration, isCommitted } from './manifest-transitions.ts';
 import { buildRunFile, type RunFile } from './run-file.ts';
 import { runKeyingFor, type WalRows } from './run-keys.ts';
@@ -28,6 +30,9 @@ export interface FlushDeps {
   manifests: ShardManifestStore;
   poisonCache: PoisonCache;
   sealCounters: SealCounters;
+  laneSealCounters: LaneSealCounters;
+  laneAllocation: LaneAllocation;
+  scheduler: WorkScheduler;
   log: Logger;
 }
 
@@ -40,13 +45,6 @@ export interface FlushOptions {
   /** Told each generation found committed once its flush ended: by this call, or meanwhile by another run. */
   onCommitted?(generation: number): void;
 }
-
-/**
- * WAL entries of a range read at once. The range is held whole anyway (a generation is at
- * most `maxGenerationBytes`), so this bounds requests, not memory; on S3 a generation of
- * small entries is then read in one or two request latencies rather than one per eight.
- */
-const WAL_READ_CONCURRENCY = 32;
 
 /** Flushes every sealed generation of the shard, lowest first; returns the generations this call committed. */
 export async function flushShard(
@@ -122,7 +120,7 @@ function readAheadOf(run: ShardFlush, generation: SealedGeneration): ReadAhead {
   const { deps, table, shard, signal } = run;
   const dropped = new AbortController();
   const both = AbortSignal.any([signal, dropped.signal]);
-  const reading = readWalRange(deps.store, table.name, shard, generation, both).catch((err: unknown) => {
+  const reading = readGenerationRows(deps.store, table, shard, generation, both).catch((err: unknown) => {
     if (!both.aborted) {
       deps.log.warn(
         { err, table: table.name, shard, generation: generation.generation },
@@ -156,7 +154,8 @@ function takeIfCovers(ahead: ReadAhead | null, generation: SealedGeneration): Re
   const covers =
     read?.generation === generation.generation &&
     read.walFrom === generation.walFrom &&
-    read.walTo === generation.walTo;
+    read.walTo === generation.walTo &&
+    read.members === generation.members;
   if (!covers) ahead?.drop();
   return covers ? ahead : null;
 }
@@ -180,8 +179,29 @@ async function flushGeneration(
     signal,
     { from: current },
   );
-  await deps.sealCounters.setSealedCount(table.name, shard, manifest.sealed.length, manifest.version);
+  await afterCommit(deps, table, manifest);
   return changed;
+}
+
+/**
+ * Tells the shard's lane how many generations still wait (I18). In a table lane a seal that
+ * found generations waiting could not move the cursor past other shards' entries
+ * (`advanceSealed`); once none wait, a seal is asked for if the lane handed out a seq past
+ * the sealed range, so an idle shard's cursor does not hold the lane's GC
+ * (docs/table-wal-lane.md, §4 step 6).
+ */
+async function afterCommit(deps: FlushDeps, table: TableDef, manifest: ShardManifest): Promise<void> {
+  const { sealed, shard, version } = manifest;
+  if (table.walLane !== 'table') {
+    await deps.sealCounters.setSealedCount(table.name, shard, sealed.length, version);
+    return;
+  }
+  await deps.laneSealCounters.setSealedCount(table.name, shard, sealed.length, version);
+  if (sealed.length > 0) return;
+  const allocated = await deps.laneAllocation.allocatedThrough(table.name);
+  if (allocated !== null && allocated > manifest.sealedThrough) {
+    await deps.scheduler.requestSeal(table.name, shard, { delayMs: table.settings.sealDelayMs });
+  }
 }
 
 /**
@@ -239,35 +259,9 @@ async function buildGeneration(run: ShardFlush, generation: SealedGeneration, tu
   const readAhead = turn.readAhead;
   turn.readAhead = null;
   const tables =
-    (await readAhead?.tables) ?? (await readWalRange(deps.store, table.name, shard, generation, signal));
+    (await readAhead?.tables) ?? (await readGenerationRows(deps.store, table, shard, generation, signal));
   // The newest schema among the entries, not the newest this process knows: a re-run after
   // a later change of the columns then writes the same bytes (I13).
   const version = Math.max(1, ...tables.map((e) => schemaVersionOf(e.table)));
   return buildRunFile(runKeyingFor(table, shard), walSchema(schemaAt(table, version)), tables);
-}
-
-/** The row entries of a sealed WAL range, in seq order (holes left out). A missing entry is lost data: fail-stop. */
-export async function readWalRange(
-  store: ObjectStore,
-  table: string,
-  shard: number,
-  range: { walFrom: number; walTo: number },
-  signal?: AbortSignal,
-): Promise<WalRows[]> {
-  const limit = pLimit(WAL_READ_CONCURRENCY);
-  const seqs = Array.from({ length: range.walTo - range.walFrom + 1 }, (_, i) => range.walFrom + i);
-  const entries = await Promise.all(
-    seqs.map((seq) =>
-      limit(async () => {
-        const object = await store.get(walKey(table, shard, seq), { signal });
-        if (!object) {
-          throw new SluiceError('DATA_MISSING', `sealed WAL entry ${seq} is missing`, { table, shard, seq });
-        }
-        return decodeWalEntry(object.body, seq);
-      }),
-    ),
-  );
-  return entries.flatMap((entry, i) =>
-    entry.kind === 'rows' ? [{ seq: seqs[i]!, table: entry.table }] : [],
-  );
 }

@@ -6,7 +6,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { expect } from 'vitest';
 import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { keyCodecFor } from '../../shared/arrow/key-codec.ts';
-import { readWalRange } from '../../shared/lsm/flush.ts';
+import { readWalRange } from '../../shared/lsm/generation-rows.ts';
 import type { Harness } from './harness.ts';
 import { readAll } from './rows.ts';
 import { waitFor } from './wait-for.ts';
