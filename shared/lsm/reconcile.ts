@@ -1,22 +1,28 @@
 /**
  * Rebuilds work that Redis lost (after a restart it comes back empty, or a job was removed):
- * re-syncs the shard's Redis state with the store, asks for a seal when WAL entries wait past
- * the last seal, and for a flush when sealed generations wait. Asking is idempotent, so a
- * sweep over healthy shards queues nothing new.
+ * re-syncs the WAL lane's Redis state with the store, asks for a seal when WAL entries wait
+ * past a shard's last seal, and for a flush when sealed generations wait. Asking is
+ * idempotent, so a sweep over healthy shards queues nothing new. A shard's own lane is
+ * synced per shard; a table lane (docs/table-wal-lane.md, §4) once per table, and each shard
+ * seals from its one listing.
  */
+import type { LaneAllocation } from '../redis/lane-allocation.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { listWalAfter } from '../wal/frontier.ts';
+import type { TableDef } from '../table/table-def.ts';
+import { listLaneAfter, listWalAfter, tableLane } from '../wal/frontier.ts';
+import { syncLane } from '../wal/lane-sync.ts';
 import { syncShard } from '../wal/shard-sync.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
 import { persistCachedPoison } from './poison.ts';
-import type { ShardManifestStore } from './shard-manifest.ts';
+import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
 export interface ReconcileDeps {
   store: ObjectStore;
   manifests: ShardManifestStore;
   seqAllocation: SeqAllocation;
+  laneAllocation: LaneAllocation;
   poisonCache: PoisonCache;
   scheduler: WorkScheduler;
 }
@@ -28,6 +34,29 @@ export interface ShardReconcile {
   flushRequested: boolean;
 }
 
+/** Every shard of `table`, lowest first. */
+export async function reconcileTable(deps: ReconcileDeps, table: TableDef): Promise<ShardReconcile[]> {
+  const outcomes: ShardReconcile[] = [];
+  if (table.walLane !== 'table') {
+    for (let shard = 0; shard < table.shards; shard++)
+      outcomes.push(await reconcileShard(deps, table.name, shard));
+    return outcomes;
+  }
+  await syncLane(deps, table);
+  const manifests: ShardManifest[] = [];
+  for (let shard = 0; shard < table.shards; shard++)
+    manifests.push(await deps.manifests.read(table.name, shard));
+  const lowest = Math.min(...manifests.map((m) => m.sealedThrough));
+  const listed = await listLaneAfter(deps.store, tableLane(table.name), lowest);
+  for (const manifest of manifests) {
+    // Any object past the sealed range, another shard's entry too: its seal advances past it.
+    const unsealed = async () => listed.some((object) => object.seq > manifest.sealedThrough);
+    outcomes.push(await reconcileManifest(deps, manifest, unsealed));
+  }
+  return outcomes;
+}
+
+/** A shard of its own lane. */
 export async function reconcileShard(
   deps: ReconcileDeps,
   table: string,
@@ -35,10 +64,20 @@ export async function reconcileShard(
 ): Promise<ShardReconcile> {
   await syncShard(deps, table, shard);
   const manifest = await deps.manifests.read(table, shard);
+  const unsealed = async () =>
+    (await listWalAfter(deps.store, table, shard, manifest.sealedThrough)).length > 0;
+  return reconcileManifest(deps, manifest, unsealed);
+}
+
+async function reconcileManifest(
+  deps: ReconcileDeps,
+  manifest: ShardManifest,
+  unsealed: () => Promise<boolean>,
+): Promise<ShardReconcile> {
+  const { table, shard } = manifest;
   const outcome = { table, shard, sealRequested: false, flushRequested: false };
   if (await persistCachedPoison(deps, manifest)) return outcome;
-  const unsealed = await listWalAfter(deps.store, table, shard, manifest.sealedThrough);
-  if (unsealed.length > 0) {
+  if (await unsealed()) {
     await deps.scheduler.requestSeal(table, shard, { delayMs: 0 });
     outcome.sealRequested = true;
   }

@@ -13,7 +13,7 @@ import { type Backlog, mergeDue, sumBacklogs } from '../lsm/backlog.ts';
 import { type BaseManifest, mergedThrough } from '../lsm/base-manifest.ts';
 import { collectTable, type GcDeps } from '../lsm/gc.ts';
 import { optimizeDue } from '../lsm/optimize.ts';
-import { type ReconcileDeps, reconcileShard } from '../lsm/reconcile.ts';
+import { type ReconcileDeps, reconcileTable } from '../lsm/reconcile.ts';
 import {
   committedAbove,
   pendingGenerations as pendingOf,
@@ -131,7 +131,7 @@ async function sweep(deps: SamplerDeps, now: number): Promise<void> {
   for (const table of await deps.catalog.listAll()) {
     await deps.schemaMarks.raise(table.name, table.schema.version);
     const shards = Array.from({ length: table.shards }, (_, shard) => shard);
-    for (const shard of shards) await reconcileShard(deps, table.name, shard);
+    await reconcileTable(deps, table);
     await deps.index.markDirty(table.name, shards);
   }
 }

@@ -7,7 +7,7 @@ import { type FlushFailure, failStop, failStopOutside } from '../lsm/fail-stop.t
 import { type FlushOptions, flushShard } from '../lsm/flush.ts';
 import { retryFailedFlush } from '../lsm/flush-retry.ts';
 import { reopen } from '../lsm/poison.ts';
-import { reconcileShard, type ShardReconcile } from '../lsm/reconcile.ts';
+import { reconcileTable, type ShardReconcile } from '../lsm/reconcile.ts';
 import { type SealOutcome, sealShard } from '../lsm/seal.ts';
 import type { ShardManifest } from '../lsm/shard-manifest.ts';
 import { flushDuration, sealDuration, timed } from '../metrics.ts';
@@ -87,10 +87,7 @@ export class Shards {
   async reconcile(tableName?: string): Promise<ShardReconcile[]> {
     const tables = tableName ? [await this.#parts.table(tableName)] : await this.#parts.catalog.listAll();
     const outcomes: ShardReconcile[] = [];
-    for (const table of tables) {
-      for (let shard = 0; shard < table.shards; shard++)
-        outcomes.push(await reconcileShard(this.#parts, table.name, shard));
-    }
+    for (const table of tables) outcomes.push(...(await reconcileTable(this.#parts, table)));
     return outcomes;
   }
 
