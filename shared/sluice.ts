@@ -83,7 +83,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
   const poisonCache = new PoisonCache(redis, prefix);
   const seqAllocation = new SeqAllocation(redis, prefix, poisonCache);
   const lanePoisonCache = new LanePoisonCache(redis, prefix);
-  const laneAllocation = new LaneAllocation(redis, prefix, lanePoisonCache);
+  const laneAllocation = new LaneAllocation(redis, prefix, lanePoisonCache, poisonCache);
   const sealWatch = new SealWatch(redis, prefix);
   const catalog = new TableCatalog(store, config.tableDefaults, new SchemaDocuments(store, hints));
   const drops = new TableDrops({ redis, prefix, store });

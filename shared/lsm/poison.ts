@@ -1,9 +1,13 @@
 /**
  * I7 and I8: poisoning a shard after a flush that cannot succeed, and reopening it. The
  * poison is recorded in the shard manifest (durable, the truth) and cached in Redis (so a
- * write fails fast without reading the store).
+ * write fails fast without reading the store): in the shard's own keys, which reads check,
+ * and in its table lane's hash, which a table lane's allocation checks (docs/table-wal-lane.md,
+ * §4 "Poison"). Both copies are set and cleared together whatever the table's lane; a shard
+ * lane's table never reads the lane's.
  */
 import type { ErrorCode } from '../errors.ts';
+import type { LanePoisonCache } from '../redis/lane-poison-cache.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { PoisonRecord } from '../shard-poison.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
@@ -13,6 +17,7 @@ import type { ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 export interface PoisonDeps {
   manifests: ShardManifestStore;
   poisonCache: PoisonCache;
+  lanePoisonCache: LanePoisonCache;
 }
 
 export type PoisonOutcome =
@@ -37,12 +42,12 @@ export async function poison(
     return { poisoned: false, committedBy: seen.version };
   }
   // Redis first: writes must fail fast at once, even while the store refuses the manifest commit.
-  await deps.poisonCache.cachePoison(target.table, target.shard, record, seen?.version ?? null);
+  await cachePoison(deps, target, record, seen?.version ?? null);
   try {
     const { manifest } = await deps.manifests.update(target.table, target.shard, (m) =>
       poisonShard(m, record),
     );
-    await deps.poisonCache.cachePoison(target.table, target.shard, manifest.poison, manifest.version);
+    await cachePoison(deps, target, manifest.poison, manifest.version);
     if (!manifest.poison) return { poisoned: false, committedBy: manifest.version };
     return { poisoned: true, record: manifest.poison, durable: true };
   } catch (error) {
@@ -56,7 +61,7 @@ export async function reopen(
   target: { table: string; shard: number },
 ): Promise<ShardManifest> {
   const manifest = await clearManifestPoison(deps, target);
-  await deps.poisonCache.cachePoison(target.table, target.shard, null, manifest.version);
+  await cachePoison(deps, target, null, manifest.version);
   await deps.scheduler.requestFlush(target.table, target.shard);
   await deps.scheduler.requestSeal(target.table, target.shard, { delayMs: 0 });
   return manifest;
@@ -95,11 +100,28 @@ export async function persistCachedPoison(
     const { manifest } = await deps.manifests.update(seen.table, seen.shard, (m) =>
       m.version === seen.version ? poisonShard(m, cached) : null,
     );
-    if (manifest.poison)
-      await deps.poisonCache.cachePoison(seen.table, seen.shard, manifest.poison, manifest.version);
+    if (manifest.poison) await cachePoison(deps, seen, manifest.poison, manifest.version);
     return manifest.poison ?? cached;
   } catch {
     // The store still refuses: the poison stays in Redis and the next sweep tries again.
     return cached;
+  }
+}
+
+/**
+ * Both Redis copies of the shard's poison state. The shard's own copy is set first and
+ * cleared last: it is the one `persistCachedPoison` and a reopen consult, so a process that
+ * dies between the two leaves a poison they still find, never one held by the lane alone.
+ */
+async function cachePoison(
+  deps: PoisonDeps,
+  target: { table: string; shard: number },
+  poison: PoisonRecord | null,
+  manifestVersion: number | null,
+): Promise<void> {
+  const { table, shard } = target;
+  const copies = [deps.poisonCache, deps.lanePoisonCache];
+  for (const copy of poison ? copies : copies.reverse()) {
+    await copy.cachePoison(table, shard, poison, manifestVersion);
   }
 }

@@ -7,6 +7,7 @@
  * seals from its one listing.
  */
 import type { LaneAllocation } from '../redis/lane-allocation.ts';
+import type { LanePoisonCache } from '../redis/lane-poison-cache.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -24,6 +25,7 @@ export interface ReconcileDeps {
   seqAllocation: SeqAllocation;
   laneAllocation: LaneAllocation;
   poisonCache: PoisonCache;
+  lanePoisonCache: LanePoisonCache;
   scheduler: WorkScheduler;
 }
 

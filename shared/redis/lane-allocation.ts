@@ -13,6 +13,7 @@ import { type LaneKeys, laneKeys } from './lane-keys.ts';
 import type { LanePoisonCache } from './lane-poison-cache.ts';
 import { type LaneCompletion, packSections } from './lane-sections.ts';
 import { runLuaCommand } from './lua-commands.ts';
+import type { PoisonCache } from './poison-cache.ts';
 import { type AllocationLimits, armMs } from './seq-allocation.ts';
 
 /**
@@ -72,6 +73,8 @@ export class LaneAllocation {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly poisonCache: LanePoisonCache,
+    /** The shards' own poison copies, which reads check (`assertShardOpen`): a sync heals both. */
+    private readonly shardPoisonCache: PoisonCache,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -199,6 +202,9 @@ export class LaneAllocation {
         s.poison ? JSON.stringify(s.poison) : '',
       ]),
     ]);
+    for (const shard of state.shards) {
+      await this.shardPoisonCache.syncPoison(table, shard.shard, shard.poison, shard.manifestVersion);
+    }
   }
 
   /** Highest seq allocated so far, or null when Redis does not know the lane. */

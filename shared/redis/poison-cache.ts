@@ -6,7 +6,7 @@
 import type { PoisonRecord } from '../shard-poison.ts';
 import type { RedisClient } from './connection.ts';
 import { runLuaCommand } from './lua-commands.ts';
-import { CACHE_POISON } from './shard-commands.ts';
+import { CACHE_POISON, SYNC_POISON } from './shard-commands.ts';
 import { type ShardKeys, shardKeys } from './shard-keys.ts';
 
 export class PoisonCache {
@@ -51,6 +51,25 @@ export class PoisonCache {
     ]);
     if (applied === 1 && !poison) await this.redis.srem(this.poisonedIndex, `${shard}/${table}`);
     return applied === 1;
+  }
+
+  /**
+   * The shard's poison state as its manifest of `manifestVersion` has it, as a sync of its
+   * lane sets it: only over a state from an older version, so that neither a reopen made
+   * since nor a poison held only in Redis (raised on this version) is undone. A table lane's
+   * sync (`LaneAllocation.sync`) keeps this copy, which reads check, in line with its own.
+   */
+  async syncPoison(
+    table: string,
+    shard: number,
+    poison: PoisonRecord | null,
+    manifestVersion: number,
+  ): Promise<void> {
+    if (poison) await this.index(table, shard);
+    await runLuaCommand(this.redis, SYNC_POISON, this.keys(table, shard), [
+      manifestVersion,
+      poison ? JSON.stringify(poison) : '',
+    ]);
   }
 
   /** Shards whose poison is cached, across every process on this Redis namespace. */

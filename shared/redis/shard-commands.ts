@@ -11,6 +11,7 @@ export const ALLOCATE: ShardCommand<[string, ...string[]]> = luaCommand('allocat
 export const COMPLETE: ShardCommand<[string, string]> = luaCommand('complete-10.lua', SHARD_KEY_ORDER);
 export const SYNC: ShardCommand<number> = luaCommand('sync-10.lua', SHARD_KEY_ORDER);
 export const CACHE_POISON: ShardCommand<number> = luaCommand('cache-poison-10.lua', SHARD_KEY_ORDER);
+export const SYNC_POISON: ShardCommand<number> = luaCommand('sync-poison-10.lua', SHARD_KEY_ORDER);
 export const END_SEAL: ShardCommand<[number, string]> = luaCommand('end-seal-10.lua', SHARD_KEY_ORDER);
 export const RECORD_SEAL: ShardCommand<number> = luaCommand('record-seal-10.lua', SHARD_KEY_ORDER);
 export const RECORD_SEALED_COUNT: ShardCommand<number> = luaCommand(
@@ -24,6 +25,7 @@ export const SHARD_COMMANDS: readonly ShardCommand<unknown>[] = [
   END_SEAL,
   SYNC,
   CACHE_POISON,
+  SYNC_POISON,
   RECORD_SEAL,
   RECORD_SEALED_COUNT,
 ];

@@ -12,6 +12,7 @@ import { type LaneKeys, laneKeys } from '../../shared/redis/lane-keys.ts';
 import { LanePoisonCache } from '../../shared/redis/lane-poison-cache.ts';
 import { LaneSealCounters } from '../../shared/redis/lane-seal-counters.ts';
 import type { EntrySection, LaneCompletion } from '../../shared/redis/lane-sections.ts';
+import { PoisonCache } from '../../shared/redis/poison-cache.ts';
 import { armMs } from '../../shared/redis/seq-allocation.ts';
 import type { PoisonRecord } from '../../shared/shard-poison.ts';
 import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
@@ -34,7 +35,7 @@ beforeEach(() => {
   redis = ns.connect();
   now = 1_700_000_000_000;
   poisons = new LanePoisonCache(redis, ns.prefix);
-  lane = new LaneAllocation(redis, ns.prefix, poisons, () => now);
+  lane = new LaneAllocation(redis, ns.prefix, poisons, new PoisonCache(redis, ns.prefix), () => now);
   counters = new LaneSealCounters(redis, ns.prefix);
   keys = laneKeys(ns.prefix, TABLE);
 });

@@ -8,6 +8,7 @@ import { LaneAllocation } from '../../shared/redis/lane-allocation.ts';
 import { laneKeyList, laneKeys } from '../../shared/redis/lane-keys.ts';
 import { LanePoisonCache } from '../../shared/redis/lane-poison-cache.ts';
 import { LaneSealCounters } from '../../shared/redis/lane-seal-counters.ts';
+import { PoisonCache } from '../../shared/redis/poison-cache.ts';
 import { createRedisNamespace, type RedisNamespace } from '../support/redis.ts';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.ts';
 
@@ -34,7 +35,7 @@ describe('table lane on a Redis Cluster', () => {
 
     const redis = ns.connect();
     const poisons = new LanePoisonCache(redis, ns.prefix);
-    const lane = new LaneAllocation(redis, ns.prefix, poisons);
+    const lane = new LaneAllocation(redis, ns.prefix, poisons, new PoisonCache(redis, ns.prefix));
     const counters = new LaneSealCounters(redis, ns.prefix);
     const shards = Array.from({ length: 16 }, (_, s) => s);
     const limits = { maxUnflushedGenerations: 64, maxUnsealedBytes: 1 << 20 };
