@@ -1,11 +1,15 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { jsonRowsToRecordBatch } from '../../shared/arrow/json-rows.ts';
-import { walRedisRoundTrips } from '../../shared/metrics.ts';
-import { walKey } from '../../shared/table/paths.ts';
+import { flushShard } from '../../shared/lsm/flush.ts';
+import { walPuts, walRedisRoundTrips } from '../../shared/metrics.ts';
+import type { GetOptions, ObjectStore, PutOptions } from '../../shared/store/object-store.ts';
+import { generationKey, walKey } from '../../shared/table/paths.ts';
 import { counterSince } from '../support/counter-since.ts';
+import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import { l0Rows, laneSeqs, laneTable, rowsOfShard, sealAndFlush } from '../support/table-lane.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 async function committedThrough(h: Harness, table: string, shard: number, walSeq: number): Promise<boolean> {
@@ -244,4 +248,89 @@ describe('write path: WAL → seal → flush → reads', () => {
       code: 'INVALID_CURSOR',
     });
   });
+
+  describe('a table lane (docs/table-wal-lane.md)', () => {
+    it.each([4, 16])(
+      "I1/I19: a write to %i shards is one WAL PUT and one allocation; every shard's ack names that one seq, and its rows reach exactly that shard's L0",
+      async (shards) => {
+        const name = `lane${shards}`;
+        await h.createTable(laneTable(name, shards));
+        const rows = eventRows(1, 20 * shards);
+        // The table's definition, and the lane's Redis state and floor, before anything is counted.
+        await writeRows(h.sluice, name, eventRows(100_000, 100_000));
+        await h.parts.wal.settle();
+        const puts = await counterSince(walPuts, { outcome: 'ok' });
+        const allocations = await counterSince(walRedisRoundTrips, { step: 'allocate' });
+        const putIfAbsent = h.store.calls.putIfAbsent;
+        const ack = await writeRows(h.sluice, name, rows);
+        expect(await puts()).toBe(1);
+        expect(await allocations()).toBe(1);
+        expect(h.store.calls.putIfAbsent - putIfAbsent).toBe(1);
+        expect(ack.shards.map((s) => s.shard)).toEqual(Array.from({ length: shards }, (_, s) => s));
+        expect(new Set(ack.shards.map((s) => s.seq))).toEqual(new Set([2]));
+        expect(await laneSeqs(h, name)).toEqual([1, 2]);
+
+        await sealAndFlush(h, name, shards);
+        const written = [...rows, ...eventRows(100_000, 100_000)];
+        for (let shard = 0; shard < shards; shard++) {
+          const manifest = await h.parts.manifests.read(name, shard);
+          expect([manifest.sealedThrough, manifest.walCursor, manifest.sealed]).toEqual([2, 2, []]);
+          expect(await l0Rows(h, name, shard)).toEqual(await rowsOfShard(h, name, shard, written));
+        }
+        expect(await readAll(h.sluice, name, 37)).toEqual([...rows, ...eventRows(100_000, 100_000)]);
+      },
+    );
+
+    it('I11/I13: a flush run twice reads the same ranges and writes the same L0', async () => {
+      const def = await h.createTable(laneTable('lanetwice', 4));
+      await writeRows(h.sluice, 'lanetwice', eventRows(1, 40));
+      await writeRows(h.sluice, 'lanetwice', eventRows(41, 42));
+      await h.sluice.shards.seal('lanetwice', 2);
+      const gated = new GatedStore(h.store);
+      const first = { reads: [] as string[], l0: [] as Uint8Array[] };
+      const second = { reads: [] as string[], l0: [] as Uint8Array[] };
+      // The first run is held at its L0 put until the second has committed the generation.
+      const held = gated.hold('put', new RegExp(`^${generationKey('lanetwice', 2, 1)}$`));
+      const zombie = flushShard({ ...h.parts, store: recorded(gated, first) }, def, 2);
+      await held.reached;
+      expect(await flushShard({ ...h.parts, store: recorded(h.store, second) }, def, 2)).toEqual([1]);
+      held.release();
+      expect(await zombie).toEqual([]);
+
+      const manifest = await h.parts.manifests.read('lanetwice', 2);
+      expect(manifest.committed.map((c) => c.generation)).toEqual([1]);
+      // Both runs: one range GET per member section, the same ones, and no whole entry.
+      expect(first.reads.sort()).toEqual(second.reads.sort());
+      expect(first.reads).toHaveLength(2);
+      expect(first.reads.every((read) => /\/wal\/\d+\.arrow \d+-\d+$/.test(read))).toBe(true);
+      expect(second.l0).toHaveLength(1);
+      expect(first.l0).toEqual(second.l0);
+      expect(new Uint8Array((await h.store.inner.get(manifest.committed[0]!.path))!.body)).toEqual(
+        second.l0[0],
+      );
+      expect(await l0Rows(h, 'lanetwice', 2)).toEqual(await rowsOfShard(h, 'lanetwice', 2, eventRows(1, 42)));
+    });
+  });
 });
+
+/** `store`, noting the WAL reads (key and range) and L0 puts made through it. */
+function recorded(store: ObjectStore, log: { reads: string[]; l0: Uint8Array[] }): ObjectStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'get') {
+        return (key: string, options?: GetOptions) => {
+          if (key.includes('/wal/')) log.reads.push(`${key} ${options?.range?.start}-${options?.range?.end}`);
+          return target.get(key, options);
+        };
+      }
+      if (prop === 'put') {
+        return (key: string, body: Uint8Array, options?: PutOptions) => {
+          if (key.includes('/gen/')) log.l0.push(body);
+          return target.put(key, body, options);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
