@@ -6,6 +6,7 @@ import { QUEUE, queueOptions } from '../../queue/queues.ts';
 import { generationKey, generationPrefix, shardManifestPrefix, walPrefix } from '../../shared/table/paths.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import { l0Rows, laneTable, rowsOfShard } from '../support/table-lane.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const GEN = (table: string, n: number) => generationKey(table, 0, n);
@@ -241,5 +242,44 @@ describe('flush failures: order, retry, poison, reopen', () => {
         code: 'SHARD_NOT_POISONED',
       });
     });
+  });
+});
+
+describe('flush failures on a table lane (docs/table-wal-lane.md, §4)', () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await createHarness({ flush: { maxRetries: 1000, retryBaseMs: 10, retryMaxMs: 50 } });
+  });
+
+  afterEach(() => h.close());
+
+  it("I5: a failing generation on shard 2 holds back no other shard's sections of the same entries", async () => {
+    await h.createTable(laneTable('lanehol', 4));
+    const broken = h.store.inject({ op: 'put', key: generationKey('lanehol', 2, 1), fault: 'fail' });
+    h.startWorkers();
+    const rows = eventRows(1, 80);
+    await writeRows(h.sluice, 'lanehol', eventRows(1, 40));
+    await writeRows(h.sluice, 'lanehol', eventRows(41, 80));
+    const manifest = (shard: number) => h.parts.manifests.read('lanehol', shard);
+    await waitFor(
+      async () => {
+        for (const shard of [0, 1, 3]) if ((await manifest(shard)).walCursor < 2) return false;
+        return true;
+      },
+      { message: 'shards 0, 1 and 3 flushed both entries' },
+    );
+    await waitFor(() => broken.hits >= 3, { message: "shard 2's generation 1 retried" });
+    for (const shard of [0, 1, 3]) {
+      expect(await l0Rows(h, 'lanehol', shard)).toEqual(await rowsOfShard(h, 'lanehol', shard, rows));
+    }
+    const held = await manifest(2);
+    expect([held.walCursor, held.committed, held.sealed[0]?.generation]).toEqual([0, [], 1]);
+
+    h.store.heal();
+    await waitFor(async () => (await manifest(2)).walCursor === 2, {
+      message: 'shard 2 flushed after healing',
+    });
+    expect(await l0Rows(h, 'lanehol', 2)).toEqual(await rowsOfShard(h, 'lanehol', 2, rows));
   });
 });

@@ -5,7 +5,9 @@ import type { DeadLetter } from '../../queue/dead-letter.ts';
 import { DeadLetterQueue } from '../../queue/dead-letter.ts';
 import { QUEUE, queueOptions } from '../../queue/queues.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { deleteKeys } from '../support/redis.ts';
 import { eventRows, eventsTable, lookupJson, readAll, writeRows } from '../support/rows.ts';
+import { l0Rows, laneTable, rowsOfShard, sealAndFlush } from '../support/table-lane.ts';
 
 describe('Redis state that drifted from the store (I2, I7, I18)', () => {
   let h: Harness;
@@ -88,5 +90,32 @@ describe('Redis state that drifted from the store (I2, I7, I18)', () => {
       await deadLetters.close();
       await letters.close();
     }
+  });
+});
+
+describe('Redis lost under a table lane (docs/table-wal-lane.md, §2 "Where sections are known")', () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+
+  afterEach(() => h.close());
+
+  it('I2: Redis emptied after a 3-shard ack: every shard seals and flushes its section from the footer', async () => {
+    await h.createTable(laneTable('lanelost', 3));
+    const rows = eventRows(1, 30);
+    const ack = await writeRows(h.sluice, 'lanelost', rows);
+    expect(ack.shards.map((s) => s.shard)).toEqual([0, 1, 2]);
+    await h.parts.wal.settle();
+    await deleteKeys(h.redis, `${h.namespace.prefix}*`);
+
+    await sealAndFlush(h, 'lanelost', 3);
+    for (let shard = 0; shard < 3; shard++) {
+      const manifest = await h.parts.manifests.read('lanelost', shard);
+      expect([manifest.sealedThrough, manifest.walCursor, manifest.sealed]).toEqual([1, 1, []]);
+      expect(await l0Rows(h, 'lanelost', shard)).toEqual(await rowsOfShard(h, 'lanelost', shard, rows));
+    }
+    expect(await readAll(h.sluice, 'lanelost')).toEqual(rows);
   });
 });
