@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { collectTable } from '../../shared/lsm/gc.ts';
+import { poison } from '../../shared/lsm/poison.ts';
 import type { WorkKind } from '../../shared/scheduler/contracts.ts';
 import { type SamplerDeps, samplerTick } from '../../shared/scheduler/sampler.ts';
 import { walKey } from '../../shared/table/paths.ts';
@@ -8,6 +10,7 @@ import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { deleteKeys } from '../support/redis.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
+import { laneSeqs, laneTable, rowsOfShard } from '../support/table-lane.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** The sampler's ports, recording what it asks for; the gates answer from sets the test fills. */
@@ -261,3 +264,83 @@ describe('sampler / scheduler tick (docs/design.md, "Sampler and scheduler")', (
 async function forgetEverything(h: Harness): Promise<void> {
   await deleteKeys(h.redis, `${h.config.redisPrefix}*`);
 }
+
+describe('GC of a table lane (docs/table-wal-lane.md, §5)', () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+
+  afterEach(() => h.close());
+
+  /** Collects as if every manifest version had settled: no grace, and a clock a while ahead. */
+  async function collect(table: string) {
+    const def = await h.sluice.tables.describe(table);
+    await collectTable(h.parts, def, { now: Date.now() + 5_000, graceMs: 0 });
+  }
+
+  async function sealAndFlushShards(table: string, shards: number[]) {
+    for (const shard of shards) {
+      await h.sluice.shards.seal(table, shard);
+      await h.sluice.shards.flush(table, shard);
+    }
+  }
+
+  it("GC keeps a lane entry until every shard's settled cursor passed it; a poisoned shard holds it", async () => {
+    await h.createTable(laneTable('lanegc', 3));
+    await writeRows(h.sluice, 'lanegc', eventRows(1, 30));
+    await sealAndFlushShards('lanegc', [0, 1]);
+    await collect('lanegc');
+    expect(await laneSeqs(h, 'lanegc')).toEqual([1]);
+    await sealAndFlushShards('lanegc', [2]);
+    await collect('lanegc');
+    expect(await laneSeqs(h, 'lanegc')).toEqual([]);
+
+    await writeRows(h.sluice, 'lanegc', eventRows(31, 60));
+    await poison(
+      h.parts,
+      { table: 'lanegc', shard: 1 },
+      { code: 'DATA_CORRUPT', generation: null, cause: 'test' },
+    );
+    const ones = new Set((await rowsOfShard(h, 'lanegc', 1, eventRows(61, 90))).map((row) => row.id));
+    await writeRows(
+      h.sluice,
+      'lanegc',
+      eventRows(61, 90).filter((row) => !ones.has(row.id)),
+    );
+    await sealAndFlushShards('lanegc', [0, 2]);
+    expect((await h.parts.manifests.read('lanegc', 0)).walCursor).toBe(3);
+    await collect('lanegc');
+    expect(await laneSeqs(h, 'lanegc')).toEqual([2, 3]);
+
+    await h.sluice.shards.reopen('lanegc', 1);
+    await sealAndFlushShards('lanegc', [1]);
+    await collect('lanegc');
+    expect(await laneSeqs(h, 'lanegc')).toEqual([]);
+  });
+
+  it("an idle shard's cursor moves past other shards' entries once nothing is sealed: the flush that empties it asks for the seal", async () => {
+    await h.createTable(laneTable('laneidle', 2));
+    await writeRows(h.sluice, 'laneidle', eventRows(1, 20));
+    await h.sluice.shards.seal('laneidle', 1);
+    const zeros = await rowsOfShard(h, 'laneidle', 0, eventRows(21, 40));
+    await writeRows(h.sluice, 'laneidle', zeros);
+    // With generation 1 waiting, a seal of shard 1 cannot pass seq 2, which is shard 0's only.
+    await h.sluice.shards.seal('laneidle', 1);
+    expect((await h.parts.manifests.read('laneidle', 1)).sealedThrough).toBe(1);
+
+    await h.parts.wal.settle();
+    const asked: number[] = [];
+    const requestSeal = h.scheduler.requestSeal.bind(h.scheduler);
+    h.scheduler.requestSeal = (table, shard, request) => {
+      if (table === 'laneidle') asked.push(shard);
+      return requestSeal(table, shard, request);
+    };
+    expect(await h.sluice.shards.flush('laneidle', 1)).toEqual([1]);
+    expect(asked).toEqual([1]);
+    await h.sluice.shards.seal('laneidle', 1);
+    const manifest = await h.parts.manifests.read('laneidle', 1);
+    expect([manifest.sealedThrough, manifest.walCursor, manifest.sealed]).toEqual([2, 2, []]);
+  });
+});
