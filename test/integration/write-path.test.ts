@@ -281,6 +281,24 @@ describe('write path: WAL → seal → flush → reads', () => {
       },
     );
 
+    it("I18: a flush gives its shard's unflushed generations back to the lane: writes go on once the backlog is flushed", async () => {
+      await h.close();
+      h = await createHarness({ limits: { maxUnflushedGenerations: 1 } });
+      await h.createTable(laneTable('lanebacklog', 2));
+      for (const [from, to] of [
+        [1, 20],
+        [21, 40],
+      ]) {
+        await writeRows(h.sluice, 'lanebacklog', eventRows(from!, to!));
+        for (const shard of [0, 1]) await h.sluice.shards.seal('lanebacklog', shard);
+      }
+      await expect(writeRows(h.sluice, 'lanebacklog', eventRows(41, 60))).rejects.toMatchObject({
+        code: 'BACKPRESSURE',
+      });
+      for (const shard of [0, 1]) expect(await h.sluice.shards.flush('lanebacklog', shard)).toEqual([1, 2]);
+      expect((await writeRows(h.sluice, 'lanebacklog', eventRows(41, 60))).acked).toBe(20);
+    });
+
     it('I11/I13: a flush run twice reads the same ranges and writes the same L0', async () => {
       const def = await h.createTable(laneTable('lanetwice', 4));
       await writeRows(h.sluice, 'lanetwice', eventRows(1, 40));
