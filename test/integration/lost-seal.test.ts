@@ -77,6 +77,39 @@ describe('lost seal work comes back within lostSealSeconds', () => {
     expect(await readAll(h.sluice, 'died')).toEqual(eventRows(1, 10));
   });
 
+  it("a table lane's writer that dies before asking for its seals: every shard its request touched is sealed and flushed", async () => {
+    await setup();
+    await h.createTable({ ...eventsTable('diedlane', { shards: 4 }), walLane: 'table' });
+    const dying: WorkScheduler = {
+      requestSeal: async () => {
+        throw new Error('the API process was killed before it enqueued the seals');
+      },
+      requestFlush: (table, shard, retry) => h.scheduler.requestFlush(table, shard, retry),
+      requestMerge: (table, options) => h.scheduler.requestMerge(table, options),
+      workStatus: (table, id) => h.scheduler.workStatus(table, id),
+    };
+    const api = openSluice({
+      config: h.config,
+      store: h.store,
+      redis: h.redis,
+      scheduler: dying,
+      log: createLogger({ level: 'silent' }),
+    }).sluice;
+    const acked = await writeRows(api, 'diedlane', eventRows(1, 40));
+    expect(acked.shards.map((s) => s.seq)).toEqual([1, 1, 1, 1]);
+    expect(await h.scheduler.seal.count()).toBe(0);
+
+    h.startWorkers(['seal', 'flush', 'sampler']);
+    await waitFor(
+      async () => {
+        const manifests = await Promise.all([0, 1, 2, 3].map((s) => h.parts.manifests.read('diedlane', s)));
+        return manifests.every((m) => m.walCursor >= 1);
+      },
+      { message: "every shard's section of the orphaned entry sealed and flushed", timeoutMs: 20_000 },
+    );
+    expect(await readAll(h.sluice, 'diedlane')).toEqual(eventRows(1, 40));
+  });
+
   it('a WAL put whose answer was lost and whose outcome cannot be read back asks for the seal itself: the entry that landed is sealed', async () => {
     await setup();
     await h.createTable(eventsTable('lost'));
