@@ -83,7 +83,8 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
   const poisonCache = new PoisonCache(redis, prefix);
   const seqAllocation = new SeqAllocation(redis, prefix, poisonCache);
   const lanePoisonCache = new LanePoisonCache(redis, prefix);
-  const laneAllocation = new LaneAllocation(redis, prefix, lanePoisonCache, poisonCache);
+  const laneAllocation = new LaneAllocation(redis, prefix, poisonCache);
+  const laneSealCounters = new LaneSealCounters(redis, prefix);
   const sealWatch = new SealWatch(redis, prefix);
   const catalog = new TableCatalog(store, config.tableDefaults, new SchemaDocuments(store, hints));
   const drops = new TableDrops({ redis, prefix, store });
@@ -104,10 +105,18 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
     sealCounters: new SealCounters(redis, prefix),
     poisonCache,
     laneAllocation,
-    laneSealCounters: new LaneSealCounters(redis, prefix),
+    laneSealCounters,
     lanePoisonCache,
     catalog,
-    wal: new WalWriter({ ...deps, manifests, seqAllocation, laneAllocation, sealWatch, drops }),
+    wal: new WalWriter({
+      ...deps,
+      manifests,
+      seqAllocation,
+      laneAllocation,
+      laneSealCounters,
+      sealWatch,
+      drops,
+    }),
     cache: new ObjectCache(store, config.limits.readCacheBytes),
     overlays: new SnapshotOverlays(),
     samplerIndex: new SamplerIndex(redis, prefix),

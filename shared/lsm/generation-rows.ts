@@ -31,9 +31,20 @@ export function readGenerationRows(
   generation: Pick<SealedGeneration, 'walFrom' | 'walTo' | 'members'>,
   signal?: AbortSignal,
 ): Promise<WalRows[]> {
-  return generation.members === undefined
-    ? readWalRange(store, table.name, shard, generation, signal)
-    : readMembers(store, table, shard, generation.walFrom, generation.members, signal);
+  if (table.walLane !== 'table') return readWalRange(store, table.name, shard, generation, signal);
+  if (generation.members === undefined) {
+    // Every table-lane generation is cut from member sections: one without is a corrupt manifest.
+    throw new SluiceError(
+      'DATA_CORRUPT',
+      `a sealed generation of table lane ${table.name} names no members`,
+      {
+        table: table.name,
+        shard,
+        walFrom: generation.walFrom,
+      },
+    );
+  }
+  return readMembers(store, table, shard, generation.walFrom, generation.members, signal);
 }
 
 /** A table lane's generation: one range GET per member, of this shard's section only. */

@@ -8,6 +8,7 @@
  */
 import type { LaneAllocation } from '../redis/lane-allocation.ts';
 import type { LanePoisonCache } from '../redis/lane-poison-cache.ts';
+import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -24,6 +25,7 @@ export interface ReconcileDeps {
   manifests: ShardManifestStore;
   seqAllocation: SeqAllocation;
   laneAllocation: LaneAllocation;
+  laneSealCounters: LaneSealCounters;
   poisonCache: PoisonCache;
   lanePoisonCache: LanePoisonCache;
   scheduler: WorkScheduler;

@@ -18,8 +18,15 @@ import type { SealableEntry } from './generation-cut.ts';
 export interface SealLane {
   /** At most this many entries a generation; none when absent. */
   maxEntries?: number;
-  /** The lane's objects after `after`, in seq order. */
+  /** The lane's objects after `after`, in seq order: all of them, or up to a bound (`bounded`). */
   listAfter(after: number, signal?: AbortSignal): Promise<WalObject[]>;
+  /**
+   * Whether a listing after `after` that returned `listed` may have stopped short of the
+   * lane's end: the seal then asks for the next one at once.
+   */
+  bounded?(after: number, listed: readonly WalObject[]): boolean;
+  /** After a seal commit: seals other shards of the lane may owe (a table lane's idle shards). */
+  sealOthers?(sealedThrough: number): Promise<void>;
   /** Allocation times of the in-flight seqs among `seqs`. */
   inflightSince(seqs: number[]): Promise<Map<number, number>>;
   /** Where the object of `seq` is, and so where its hole goes. */

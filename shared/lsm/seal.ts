@@ -127,6 +127,12 @@ async function sealPlanned(
     }
     if (committed.sealed.length > 0) await deps.scheduler.requestFlush(table.name, shard);
     await requestNextSeal(deps, lane, table, shard, committed.sealedThrough, listedAt);
+    // A bounded listing that reached its bound, and a frontier that reached the listing's end,
+    // leave more of the lane to seal at once (a seq in flight brings its own next seal).
+    if (frontier.retryAt === null && lane.bounded?.(after, present)) {
+      await deps.scheduler.requestSeal(table.name, shard, { delayMs: 0 });
+    }
+    if (changed) await lane.sealOthers?.(committed.sealedThrough);
     return { sealed: changed ? generations : [], holes: holes.written, retryAt: frontier.retryAt };
   }
   throw new SluiceError('STORE_CONFLICT', 'seal kept losing races', { table: table.name, shard });

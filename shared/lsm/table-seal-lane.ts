@@ -1,21 +1,19 @@
 /**
  * A shard's seal over its table's WAL lane (docs/table-wal-lane.md, §4): the lane holds every
  * shard's entries, so the listing, the frontier and the holes are the table's, and of each
- * entry the seal takes only this shard's section. Where the sections are comes from Redis,
- * which the writers' completions told; an entry whose completion Redis lacks (not yet sent, or
- * Redis lost it) has them in its own footer, read by a range GET of its last bytes.
+ * entry the seal takes only this shard's section (`laneEntrySections`: from Redis, else from
+ * the entry's footer).
  */
-import pLimit from 'p-limit';
-import { SluiceError } from '../errors.ts';
 import type { InflightMarks } from '../redis/inflight-marks.ts';
 import type { LaneAllocation } from '../redis/lane-allocation.ts';
 import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
-import type { EntrySections } from '../redis/lane-sections.ts';
+import type { PoisonLookup } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tableWalKey } from '../table/paths.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { listLaneAfter, tableLane, type WalObject } from '../wal/frontier.ts';
-import { readEntryFooter } from '../wal/wal-sections.ts';
+import { laneEntrySections } from '../wal/lane-entry-sections.ts';
+import type { WorkScheduler } from '../work/work-scheduler.ts';
 import type { SealableEntry } from './generation-cut.ts';
 import { MAX_GENERATION_MEMBERS } from './generation-members.ts';
 import type { SealLane } from './seal-lane.ts';
@@ -25,16 +23,30 @@ export interface TableLaneDeps {
   inflightMarks: InflightMarks;
   laneAllocation: LaneAllocation;
   laneSealCounters: LaneSealCounters;
+  poisonCache: PoisonLookup;
+  scheduler: WorkScheduler;
 }
 
-/** Footers read at once, for entries whose sections Redis lacks. */
-const FOOTER_READS = 32;
+/**
+ * Seqs one seal plans over at most: a shard far behind the lane (poisoned and reopened, or
+ * idle) catches up in seals of bounded listings, Redis reads and manifests, one after another.
+ */
+export const MAX_PLAN_SEQS = 10_000;
+/**
+ * A shard this far behind the one that just sealed is asked for a seal: a shard no write
+ * touches gets no seal request of its own, and its sealed range holds back GC and every
+ * read's listing of the lane.
+ */
+const IDLE_LAG_SEQS = 1_000;
 
 export function tableSealLane(deps: TableLaneDeps, table: TableDef, shard: number): SealLane {
   const name = table.name;
   return {
     maxEntries: MAX_GENERATION_MEMBERS,
-    listAfter: (after, signal) => listLaneAfter(deps.store, tableLane(name), after, signal),
+    listAfter: (after, signal) =>
+      listLaneAfter(deps.store, tableLane(name), after, signal, after + MAX_PLAN_SEQS),
+    bounded: (after, listed) => (listed.at(-1)?.seq ?? 0) >= after + MAX_PLAN_SEQS,
+    sealOthers: (sealedThrough) => sealLagging(deps, table, shard, sealedThrough),
     inflightSince: (seqs) => deps.inflightMarks.laneSince(name, seqs),
     key: (seq) => tableWalKey(name, seq),
     sealable: (objects, signal) => membersOf(deps, name, shard, objects, signal),
@@ -68,49 +80,12 @@ async function membersOf(
   });
 }
 
-/**
- * The sections of each of `objects`, landed lane objects (null for a hole): from Redis, which
- * the writers' completions told, else from the entry's footer.
- */
-export async function laneEntrySections(
-  deps: Pick<TableLaneDeps, 'store' | 'laneSealCounters'>,
-  table: string,
-  objects: readonly WalObject[],
-  signal?: AbortSignal,
-): Promise<Array<{ seq: number; entry: EntrySections | null }>> {
-  const known = await deps.laneSealCounters.sections(
-    table,
-    objects.map((o) => o.seq),
-  );
-  // Side by side: on S3 each footer is a request's latency, and the newest entries'
-  // completions have often not reached Redis yet when the seal lists them.
-  const limit = pLimit(FOOTER_READS);
-  return Promise.all(
-    objects.map(async (object) => ({
-      seq: object.seq,
-      entry: known.get(object.seq) ?? (await limit(() => footerSections(deps.store, table, object, signal))),
-    })),
-  );
-}
-
-/** The sections an entry's footer names; null for a hole. */
-async function footerSections(
-  store: ObjectStore,
-  table: string,
-  object: WalObject,
-  signal?: AbortSignal,
-): Promise<EntrySections | null> {
-  const key = tableWalKey(table, object.seq);
-  const footer = await readEntryFooter(store, key, object.bytes, { signal });
-  // Listed above the sealed range, where nothing is ever deleted: gone means lost.
-  if (!footer)
-    throw new SluiceError('DATA_MISSING', `WAL entry ${key} is missing`, { table, seq: object.seq });
-  if (footer.kind === 'hole') return null;
-  if (!footer.sections) {
-    throw new SluiceError('DATA_CORRUPT', `WAL entry ${key} in a table lane has no sections`, {
-      table,
-      seq: object.seq,
-    });
+async function sealLagging(deps: TableLaneDeps, table: TableDef, shard: number, sealedThrough: number) {
+  const recorded = await deps.laneSealCounters.sealedThroughs(table.name);
+  for (let other = 0; other < table.shards; other++) {
+    if (other === shard || (recorded.get(other) ?? 0) > sealedThrough - IDLE_LAG_SEQS) continue;
+    // A poisoned shard lags until its reopen, which asks for its seal itself.
+    if (await deps.poisonCache.cachedPoison(table.name, other)) continue;
+    await deps.scheduler.requestSeal(table.name, other, { delayMs: 0 });
   }
-  return { sections: footer.sections, schemaVersion: footer.schemaVersion };
 }

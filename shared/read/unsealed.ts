@@ -7,11 +7,11 @@
  */
 
 import type { ShardManifest } from '../lsm/shard-manifest.ts';
-import { laneEntrySections } from '../lsm/table-seal-lane.ts';
 import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { listLaneAfter, listWalAfter, missingSeqs, tableLane, type WalObject } from '../wal/frontier.ts';
+import { laneEntrySections } from '../wal/lane-entry-sections.ts';
 
 export interface Unsealed {
   /** Highest seq such that every seq past `sealedThrough` through it is present. */

@@ -4,7 +4,7 @@
  * under way (docs/design.md, "Seal"). The allocation adds them and completions remove
  * them (`SeqAllocation`).
  */
-import { bySeq } from './by-seq.ts';
+import { askInChunks, bySeq } from './by-seq.ts';
 import type { RedisClient } from './connection.ts';
 import { laneKeys } from './lane-keys.ts';
 import { shardKeys } from './shard-keys.ts';
@@ -22,12 +22,16 @@ export class InflightMarks {
   /** Allocation times of the in-flight seqs among `seqs`; absent = not in flight (or forgotten). */
   async since(table: string, shard: number, seqs: number[]): Promise<Map<number, number>> {
     if (seqs.length === 0) return new Map();
-    return bySeq(seqs, await this.redis.zmscore(this.key(table, shard), ...seqs.map(String)));
+    return bySeq(
+      seqs,
+      await askInChunks(seqs, (chunk) => this.redis.zmscore(this.key(table, shard), ...chunk)),
+    );
   }
 
   /** As `since`, of a table's WAL lane (docs/table-wal-lane.md). */
   async laneSince(table: string, seqs: number[]): Promise<Map<number, number>> {
     if (seqs.length === 0) return new Map();
-    return bySeq(seqs, await this.redis.zmscore(laneKeys(this.prefix, table).inflight, ...seqs.map(String)));
+    const key = laneKeys(this.prefix, table).inflight;
+    return bySeq(seqs, await askInChunks(seqs, (chunk) => this.redis.zmscore(key, ...chunk)));
   }
 }

@@ -10,7 +10,6 @@ import type { PoisonRecord } from '../shard-poison.ts';
 import type { RedisClient } from './connection.ts';
 import { LANE_ALLOCATE, LANE_COMPLETE, LANE_END_SEAL, LANE_SYNC } from './lane-commands.ts';
 import { type LaneKeys, laneKeys } from './lane-keys.ts';
-import type { LanePoisonCache } from './lane-poison-cache.ts';
 import { type LaneCompletion, packSections } from './lane-sections.ts';
 import { runLuaCommand } from './lua-commands.ts';
 import type { PoisonCache } from './poison-cache.ts';
@@ -72,7 +71,6 @@ export class LaneAllocation {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
-    private readonly poisonCache: LanePoisonCache,
     /** The shards' own poison copies, which reads check (`assertShardOpen`): a sync heals both. */
     private readonly shardPoisonCache: PoisonCache,
     private readonly clock: () => number = Date.now,
@@ -189,7 +187,7 @@ export class LaneAllocation {
    */
   async sync(table: string, state: StoreLaneState): Promise<void> {
     for (const shard of state.shards) {
-      if (shard.poison) await this.poisonCache.index(table, shard.shard);
+      if (shard.poison) await this.shardPoisonCache.index(table, shard.shard);
     }
     await runLuaCommand(this.redis, LANE_SYNC, this.keys(table), [
       state.seqFloor,

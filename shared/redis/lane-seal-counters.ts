@@ -5,6 +5,8 @@
  * through the seal's bookkeeping, unsealed bytes and the seq sealed through
  * (docs/table-wal-lane.md, §4 "Seal" step 7).
  */
+
+import { askInChunks } from './by-seq.ts';
 import type { RedisClient } from './connection.ts';
 import { LANE_RECORD_SEAL, LANE_RECORD_SEALED_COUNT } from './lane-commands.ts';
 import { type LaneKeys, laneKeys } from './lane-keys.ts';
@@ -40,7 +42,8 @@ export class LaneSealCounters {
   async sections(table: string, seqs: readonly number[]): Promise<Map<number, EntrySections>> {
     const found = new Map<number, EntrySections>();
     if (seqs.length === 0) return found;
-    const packed = await this.redis.hmget(this.keys(table).sections, ...seqs.map(String));
+    const key = this.keys(table).sections;
+    const packed = await askInChunks(seqs, (chunk) => this.redis.hmget(key, ...chunk));
     seqs.forEach((seq, i) => {
       const parsed = packed[i] ? parseSections(packed[i]) : null;
       if (parsed) found.set(seq, parsed);
@@ -75,5 +78,11 @@ export class LaneSealCounters {
       sealedCount,
       manifestVersion,
     ]);
+  }
+
+  /** Each shard's sealed-through as the seals recorded it; a shard absent has recorded none. */
+  async sealedThroughs(table: string): Promise<Map<number, number>> {
+    const all = await this.redis.hgetall(this.keys(table).sealedThrough);
+    return new Map(Object.entries(all).map(([shard, seq]) => [Number(shard), Number(seq)]));
   }
 }

@@ -37,18 +37,20 @@ export function listWalAfter(
   return listLaneAfter(store, shardLane(table, shard), after, signal);
 }
 
-/** The lane's objects (entries and holes) after `after`, in seq order. */
+/** The lane's objects (entries and holes) after `after`, and through `through` if given, in seq order. */
 export async function listLaneAfter(
   store: ObjectStore,
   lane: LaneLocation,
   after: number,
   signal?: AbortSignal,
+  through = Number.POSITIVE_INFINITY,
 ): Promise<WalObject[]> {
   const entries: WalObject[] = [];
   const startAfter = after > 0 ? lane.key(after) : undefined;
-  for await (const page of store.list(lane.prefix, { startAfter, signal })) {
+  pages: for await (const page of store.list(lane.prefix, { startAfter, signal })) {
     for (const meta of page) {
       const entry = toWalObject(meta);
+      if (entry && entry.seq > through) break pages;
       if (entry && entry.seq > after) entries.push(entry);
     }
   }

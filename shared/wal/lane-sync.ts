@@ -3,19 +3,23 @@
  * §4 "Lost seals, sync, reconcile"), as `syncShard` does for a shard's own lane: the counter
  * raised above every seq the store has seen — every shard's sealed range and cursor, every
  * object in the lane — and each shard's counters seeded from its manifest. A shard's unsealed
- * bytes are counted as every lane object past its sealed range, its own sections or not: an
- * upper bound that errs toward backpressure, which its next seal corrects.
+ * bytes are those of its own sections past its sealed range, from Redis or the entries'
+ * footers, as the completions would have counted them: counting other shards' entries too
+ * would hold writes back (I18) until the next sync, since a seal subtracts only its own.
  */
 import type { LaneAllocation } from '../redis/lane-allocation.ts';
+import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { TableDef } from '../table/table-def.ts';
 import { listLaneAfter, tableLane } from './frontier.ts';
+import { laneEntrySections } from './lane-entry-sections.ts';
 import type { ManifestReader } from './manifest-reader.ts';
 
 export interface LaneSyncDeps {
   store: ObjectStore;
   manifests: ManifestReader;
   laneAllocation: LaneAllocation;
+  laneSealCounters: LaneSealCounters;
 }
 
 export async function syncLane(deps: LaneSyncDeps, table: TableDef): Promise<void> {
@@ -23,6 +27,7 @@ export async function syncLane(deps: LaneSyncDeps, table: TableDef): Promise<voi
   const manifests = await Promise.all(shards.map((shard) => deps.manifests.read(table.name, shard)));
   const lowest = Math.min(...manifests.map((m) => m.sealedThrough));
   const listed = await listLaneAfter(deps.store, tableLane(table.name), lowest);
+  const sections = await laneEntrySections(deps, table.name, listed);
   const seen = [...manifests.flatMap((m) => [m.sealedThrough, m.walCursor]), listed.at(-1)?.seq ?? 0];
   await deps.laneAllocation.sync(table.name, {
     seqFloor: Math.max(...seen),
@@ -30,9 +35,10 @@ export async function syncLane(deps: LaneSyncDeps, table: TableDef): Promise<voi
       shard,
       sealedCount: manifest.sealed.length,
       manifestVersion: manifest.version,
-      unsealedBytes: listed
-        .filter((object) => object.seq > manifest.sealedThrough)
-        .reduce((sum, object) => sum + object.bytes, 0),
+      unsealedBytes: sections
+        .filter(({ seq }) => seq > manifest.sealedThrough)
+        .flatMap(({ entry }) => entry?.sections.filter((s) => s.shard === shard) ?? [])
+        .reduce((sum, s) => sum + s.end - s.start, 0),
       sealedThrough: manifest.sealedThrough,
       poison: manifest.poison,
     })),

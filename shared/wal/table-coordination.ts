@@ -5,6 +5,7 @@
  * section is. A refused shard refuses the writes that touch it, whole.
  */
 import type { LaneAllocation } from '../redis/lane-allocation.ts';
+import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { LaneCompletion } from '../redis/lane-sections.ts';
 import { ShardPoisonedError } from '../shard-poison.ts';
 import type { ObjectStore } from '../store/object-store.ts';
@@ -26,6 +27,7 @@ export interface TableCoordinationDeps {
   store: ObjectStore;
   manifests: ManifestReader;
   laneAllocation: LaneAllocation;
+  laneSealCounters: LaneSealCounters;
   drops: TableDrops;
 }
 

@@ -31,6 +31,7 @@ import {
   walRedisRoundTrips,
 } from '../metrics.ts';
 import type { LaneAllocation } from '../redis/lane-allocation.ts';
+import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { SealWatch } from '../redis/seal-watch.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import { withDeadline } from '../store/abort.ts';
@@ -57,6 +58,7 @@ export interface WalWriterDeps {
   manifests: ManifestReader;
   seqAllocation: SeqAllocation;
   laneAllocation: LaneAllocation;
+  laneSealCounters: LaneSealCounters;
   sealWatch: SealWatch;
   drops: TableDrops;
   scheduler: WorkScheduler;
@@ -301,7 +303,10 @@ export class WalWriter {
         () => undefined,
       );
     }
-    throw new SluiceError('STORE_CONFLICT', 'could not find a free WAL seq', { table: table.name, shards });
+    throw new SluiceError('STORE_CONFLICT', 'could not find a free WAL seq', {
+      table: table.name,
+      ...shardDetails(shards),
+    });
   }
 
   /** A seq above the floor, and when that floor was read from the manifest. */

@@ -35,7 +35,7 @@ describe('table lane on a Redis Cluster', () => {
 
     const redis = ns.connect();
     const poisons = new LanePoisonCache(redis, ns.prefix);
-    const lane = new LaneAllocation(redis, ns.prefix, poisons, new PoisonCache(redis, ns.prefix));
+    const lane = new LaneAllocation(redis, ns.prefix, new PoisonCache(redis, ns.prefix));
     const counters = new LaneSealCounters(redis, ns.prefix);
     const shards = Array.from({ length: 16 }, (_, s) => s);
     const limits = { maxUnflushedGenerations: 64, maxUnsealedBytes: 1 << 20 };
