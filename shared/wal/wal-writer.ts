@@ -92,6 +92,12 @@ interface Lane {
 /** Seq collisions happen only right after Redis lost its counter; a few fresh seqs settle them. */
 const MAX_SEQ_ATTEMPTS = 5;
 /**
+ * Collisions after which the writer syncs the lane rather than try on: a floor re-read after the
+ * first skips the sealed range of the shard it reads, but a table lane's may lie far below its
+ * tail (docs/table-wal-lane.md, "Floor"), and each occupied seq above it would cost a try.
+ */
+const COLLISIONS_BEFORE_SYNC = 2;
+/**
  * Completions wait at most this long (and at most half the seal delay, so the seal finds
  * the row counts) for an allocation to carry them; then they are sent on their own.
  */
@@ -266,20 +272,25 @@ export class WalWriter {
     const { body } = entry;
     const staging = this.deps.store.stage?.(body) ?? null;
     staging?.catch(() => undefined);
+    let collisions = 0;
     try {
       for (let attempt = 0; attempt < MAX_SEQ_ATTEMPTS; attempt++) {
         const { seq, floorAt } = await (attempt === 0 ? firstAllocation : this.allocate(lane, shards));
         await Promise.all(shards.map((shard) => this.watchSeal(table.name, shard)));
         await notePut(writes, { shard: shards[0]!, seq, entry: entryId });
-        let landed: boolean;
+        let put: PutOutcome;
         timing.putStartedAt = performance.now();
         try {
-          landed = await this.putEntry(lane, shards, seq, { body, entry: entryId }, staging);
+          put = await this.putEntry(lane, shards, seq, { body, entry: entryId }, staging);
           timing.putEndedAt = performance.now();
         } finally {
           if (lane.sealWanted.size > 0) this.runBackground(lane);
         }
-        if (landed) {
+        if (put === 'collided' && ++collisions === COLLISIONS_BEFORE_SYNC) {
+          // The counter is raised above every seq in the lane: one LIST, not a try per seq.
+          await coordination.sync();
+        }
+        if (put === 'landed') {
           if (await this.landedBelowSealed(lane, shards, seq, floorAt)) continue;
           walEntryWrites.observe(writes.length);
           walEntryRows.observe(entry.rows);
@@ -432,14 +443,17 @@ export class WalWriter {
     this.watchedUntil.set(id, now + watchMs);
   }
 
-  /** True when the entry landed; false when the seq was taken by a real entry (try another). */
+  /**
+   * 'landed' when the entry landed; 'collided' when the seq was taken by a real entry, and
+   * 'tombstoned' when this writer's own tombstone took it (either way, try another).
+   */
   private async putEntry(
     lane: Lane,
     shards: readonly number[],
     seq: number,
     { body, entry }: { body: Uint8Array; entry: string },
     staging: Promise<StagedObject> | null,
-  ): Promise<boolean> {
+  ): Promise<PutOutcome> {
     const { table, coordination } = lane;
     const key = coordination.key(seq);
     try {
@@ -448,16 +462,16 @@ export class WalWriter {
         else await this.deps.store.putIfAbsent(key, body, { signal });
       });
       walPuts.inc({ outcome: 'ok' });
-      return true;
+      return 'landed';
     } catch (err) {
       walPuts.inc({ outcome: outcomeOf(err) });
       if (!isSluiceError(err, 'PRECONDITION_FAILED')) {
         const settled = await this.settleUnknownPut(key, seq, entry);
-        if (settled === 'landed') return true;
+        if (settled === 'landed') return 'landed';
         walRedisRoundTrips.inc({ step: 'abandon' });
         await coordination.abandon(seq).catch(() => undefined);
         // Tombstoned: the entry never lands, so the write may take another seq at once.
-        if (settled === 'tombstoned') return false;
+        if (settled === 'tombstoned') return 'tombstoned';
         await this.sealAfterUnknownPut(table, shards, seq, err);
         throw err;
       }
@@ -473,7 +487,7 @@ export class WalWriter {
         seq,
       });
     }
-    return false;
+    return 'collided';
   }
 
   /**
@@ -587,6 +601,8 @@ export class WalWriter {
     if (idle) this.lanes.delete(lane.coordination.id);
   }
 }
+
+type PutOutcome = 'landed' | 'collided' | 'tombstoned';
 
 /** When an entry's put began and ended, for the ack phases (`walAckPhase`). */
 class EntryTiming {

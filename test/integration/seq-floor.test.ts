@@ -1,11 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { loadConfig, seqFloorRefreshMs, seqFloorTtlMs } from '../../shared/config.ts';
 import { collectTable } from '../../shared/lsm/gc.ts';
+import { laneKeys } from '../../shared/redis/lane-keys.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { eventRows, eventsTable, readAll, writeRows } from '../support/rows.ts';
+import { laneSeqs, laneTable, rowsOfShard, sealAndFlush } from '../support/table-lane.ts';
 
 describe('config (I2, defect 4: the seq floor is reused for less than the GC grace)', () => {
   it('no GC grace accepted at load lets a writer reuse its seq floor for as long as the grace', () => {
@@ -83,6 +86,63 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
     gate.release();
 
     await expectVisibleAboveSealed('slow', await late, ['1', '2']);
+  });
+
+  it("a table lane's counter gone back never acks below any shard's sealed range (shards sealed to different seqs)", async () => {
+    h = await createHarness({ scheduler: { gcGraceSeconds: 1 } });
+    await h.createTable(laneTable('lanefloor', 4));
+    const written: JsonRow[] = [];
+    const write = async (rows: JsonRow[]) => {
+      const ack = await writeRows(h.sluice, 'lanefloor', rows);
+      written.push(...rows);
+      return ack;
+    };
+    const sealedThrough = () =>
+      Promise.all(
+        [0, 1, 2, 3].map(async (s) => (await h.parts.manifests.read('lanefloor', s)).sealedThrough),
+      );
+
+    // Seqs 1–2, sealed and flushed on every shard; then 3–8, after which shard 0 is sealed
+    // through 4, shard 3 through 6 and shard 2 through 8, while shard 1 stays at 2.
+    await write(eventRows(1, 40));
+    await write(eventRows(41, 80));
+    await sealAndFlush(h, 'lanefloor', 4);
+    const sealAfter = new Map([
+      [4, 0],
+      [6, 3],
+      [8, 2],
+    ]);
+    for (let seq = 3; seq <= 8; seq++) {
+      expect((await write(eventRows(seq * 100, seq * 100 + 39))).shards[0]!.seq).toBe(seq);
+      const shard = sealAfter.get(seq);
+      if (shard === undefined) continue;
+      await h.sluice.shards.seal('lanefloor', shard);
+      await h.sluice.shards.flush('lanefloor', shard);
+    }
+    expect(await sealedThrough()).toEqual([4, 2, 8, 6]);
+    // GC takes a manifest version as settled a grace and a second after it; the lowest
+    // settled cursor is shard 1's.
+    await sleep(2_200);
+    const def = await h.sluice.tables.describe('lanefloor');
+    await collectTable(h.parts, def, { now: Date.now(), graceMs: 1_000 });
+    expect(await laneSeqs(h, 'lanefloor')).toEqual([3, 4, 5, 6, 7, 8]);
+
+    // Each write finds the counter gone back to 0, and its floor is the sealed range of the
+    // lowest shard it touches: shard 1's lies six entries below the lane's tail.
+    for (const [i, shards] of [[1], [2, 3], [0, 3], [1, 2], [0, 1, 2, 3]].entries()) {
+      await h.redis.set(laneKeys(h.config.redisPrefix, 'lanefloor').seq, '0');
+      const present = await laneSeqs(h, 'lanefloor');
+      const pool = eventRows(1_000 * (i + 1), 1_000 * (i + 1) + 39);
+      const ofShards = await Promise.all(shards.map((s) => rowsOfShard(h, 'lanefloor', s, pool)));
+      const ids = new Set(ofShards.flat().map((r) => r.id));
+      const ack = await write(pool.filter((r) => ids.has(r.id)));
+      const seq = ack.shards[0]!.seq;
+      expect(ack.shards).toEqual(shards.map((shard) => ({ shard, seq })));
+      expect(seq).toBeGreaterThan(Math.max(...present, ...(await sealedThrough())));
+    }
+    expect(await readAll(h.sluice, 'lanefloor')).toEqual(written);
+    await sealAndFlush(h, 'lanefloor', 4);
+    expect(await readAll(h.sluice, 'lanefloor')).toEqual(written);
   });
 });
 
