@@ -42,13 +42,8 @@ describe('lost seal work comes back within lostSealSeconds', () => {
     await h.parts.samplerIndex.recordSweep(Date.now());
   }
 
-  async function sealedThrough(table: string) {
-    return (await h.parts.manifests.read(table, 0)).sealedThrough;
-  }
-
-  it('a writer that dies between its WAL put and the seal request: the entry is sealed and flushed', async () => {
-    await setup();
-    await h.createTable(eventsTable('died'));
+  /** An API process whose every seal request is lost: it dies right after its WAL puts. */
+  function dyingApi() {
     const dying: WorkScheduler = {
       requestSeal: async () => {
         throw new Error('the API process was killed before it enqueued the seal');
@@ -57,13 +52,23 @@ describe('lost seal work comes back within lostSealSeconds', () => {
       requestMerge: (table, options) => h.scheduler.requestMerge(table, options),
       workStatus: (table, id) => h.scheduler.workStatus(table, id),
     };
-    const api = openSluice({
+    return openSluice({
       config: h.config,
       store: h.store,
       redis: h.redis,
       scheduler: dying,
       log: createLogger({ level: 'silent' }),
     }).sluice;
+  }
+
+  async function sealedThrough(table: string) {
+    return (await h.parts.manifests.read(table, 0)).sealedThrough;
+  }
+
+  it('a writer that dies between its WAL put and the seal request: the entry is sealed and flushed', async () => {
+    await setup();
+    await h.createTable(eventsTable('died'));
+    const api = dyingApi();
     const acked = await writeRows(api, 'died', eventRows(1, 10));
     expect(acked.shards).toEqual([{ shard: 0, seq: 1 }]);
     expect(await h.scheduler.seal.count()).toBe(0);
@@ -80,21 +85,7 @@ describe('lost seal work comes back within lostSealSeconds', () => {
   it("a table lane's writer that dies before asking for its seals: every shard its request touched is sealed and flushed", async () => {
     await setup();
     await h.createTable({ ...eventsTable('diedlane', { shards: 4 }), walLane: 'table' });
-    const dying: WorkScheduler = {
-      requestSeal: async () => {
-        throw new Error('the API process was killed before it enqueued the seals');
-      },
-      requestFlush: (table, shard, retry) => h.scheduler.requestFlush(table, shard, retry),
-      requestMerge: (table, options) => h.scheduler.requestMerge(table, options),
-      workStatus: (table, id) => h.scheduler.workStatus(table, id),
-    };
-    const api = openSluice({
-      config: h.config,
-      store: h.store,
-      redis: h.redis,
-      scheduler: dying,
-      log: createLogger({ level: 'silent' }),
-    }).sluice;
+    const api = dyingApi();
     const acked = await writeRows(api, 'diedlane', eventRows(1, 40));
     expect(acked.shards.map((s) => s.seq)).toEqual([1, 1, 1, 1]);
     expect(await h.scheduler.seal.count()).toBe(0);

@@ -15,16 +15,9 @@
   it), 0 otherwise; oldest the allocation time of the oldest live seq in flight past the
   range, or '' when there is none.
 ]]
+--- @include "includes/oldest-live-mark"
 local sealedThrough = tonumber(ARGV[1])
--- Marks come in allocation order, so the first one past the range is the oldest.
-local oldest = ''
-local marks = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[3], '+inf', 'WITHSCORES')
-for i = 1, #marks, 2 do
-  if tonumber(marks[i]) > sealedThrough then
-    oldest = marks[i + 1]
-    break
-  end
-end
+local oldest = oldestLiveMark(sealedThrough, ARGV[3])
 local function landed()
   for _, seq in ipairs(redis.call('HKEYS', KEYS[3])) do
     if tonumber(seq) > sealedThrough then return true end

@@ -19,17 +19,10 @@
   range, or '' when there is none.
 ]]
 --- @include "includes/lane-sections"
+--- @include "includes/oldest-live-mark"
 local shard = ARGV[1]
 local sealedThrough = tonumber(ARGV[2])
--- Marks come in allocation order, so the first one past the range is the oldest.
-local oldest = ''
-local marks = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[4], '+inf', 'WITHSCORES')
-for i = 1, #marks, 2 do
-  if tonumber(marks[i]) > sealedThrough then
-    oldest = marks[i + 1]
-    break
-  end
-end
+local oldest = oldestLiveMark(sealedThrough, ARGV[4])
 local function landed()
   local entries = redis.call('HGETALL', KEYS[3])
   for i = 1, #entries, 2 do
