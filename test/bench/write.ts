@@ -88,7 +88,9 @@
  * systems; BENCH_WRITE_WORKERS (process | inline | paused) places the workers;
  * BENCH_WRITE_ARRIVALS (burst | turns, write-drive.ts) says how writers acked at once come
  * back; BENCH_WRITE_WAL_LANE (table | shard, default table) gives Sluice's tables one WAL lane
- * (an entry per request, docs/table-wal-lane.md) or one per shard. Every line says which.
+ * (an entry per request, docs/table-wal-lane.md) or one per shard; BENCH_WRITE_FRESHNESS_PACE
+ * (writes/s) paces every freshness case at that rate instead of half its peak, so that two runs
+ * compare at one load. Every line says which.
  * BENCH_WRITE_WORKERS_CPU_PROF=<dir> profiles the workers' process of every case
  * (write-worker-process.ts); run the bench as `node --cpu-prof --import tsx
  * test/bench/run.ts write …` to profile the writers too.
@@ -180,6 +182,7 @@ const SLICES = slicesOf(process.env.BENCH_WRITE_SLICES || undefined, SECONDS);
 const WORKERS = workerLayout(process.env.BENCH_WRITE_WORKERS || undefined);
 const ARRIVALS = arrivalsOf(process.env.BENCH_WRITE_ARRIVALS || undefined);
 const WAL_LANE = walLaneOf(process.env.BENCH_WRITE_WAL_LANE || undefined);
+const FRESHNESS_PACE = paceOf(process.env.BENCH_WRITE_FRESHNESS_PACE || undefined);
 /** The batches built per size, of distinct keys (60k rows of 10-row batches, 400k of 1,000); writes go round them. */
 const BATCHES: Record<number, number> = { 10: 6_000, 1000: 400 };
 /** Warm-up rows, written before the clock starts with keys below the measured ones. */
@@ -1086,7 +1089,7 @@ export async function* run(): AsyncIterable<BenchResult> {
             groupS3,
             log,
           ));
-        const writesPerSecond = Math.max(1, Math.round(sustainedWritesPerSecond(peak) / 2));
+        const writesPerSecond = FRESHNESS_PACE ?? Math.max(1, Math.round(sustainedWritesPerSecond(peak) / 2));
         const c = { name: `freshness-${group.name}-gc`, group, groupCommit: true, writesPerSecond };
         const run = compared(await runSluice(c, batches, redis.url, groupS3, log), group, baselines);
         const result = { ...run, ...freshnessGoal(run, group) };
@@ -1166,4 +1169,13 @@ function walLaneOf(value = 'table'): WalLane {
     throw new Error(`BENCH_WRITE_WAL_LANE is table or shard, not "${value}"`);
   }
   return value;
+}
+
+function paceOf(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const pace = Number(value);
+  if (!Number.isInteger(pace) || pace < 1) {
+    throw new Error(`BENCH_WRITE_FRESHNESS_PACE is a whole number of writes per second, not "${value}"`);
+  }
+  return pace;
 }
