@@ -13,7 +13,7 @@ import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SeqAllocation } from '../redis/seq-allocation.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { listLaneAfter, listWalAfter, tableLane } from '../wal/frontier.ts';
+import { listWalAfter } from '../wal/frontier.ts';
 import { syncLane } from '../wal/lane-sync.ts';
 import { syncShard } from '../wal/shard-sync.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
@@ -46,12 +46,11 @@ export async function reconcileTable(deps: ReconcileDeps, table: TableDef): Prom
       outcomes.push(await reconcileShard(deps, table.name, shard));
     return outcomes;
   }
-  await syncLane(deps, table);
+  // The sync's listing starts at or below every sealed range read after it: sealed ranges only grow.
+  const listed = await syncLane(deps, table);
   const manifests: ShardManifest[] = [];
   for (let shard = 0; shard < table.shards; shard++)
     manifests.push(await deps.manifests.read(table.name, shard));
-  const lowest = Math.min(...manifests.map((m) => m.sealedThrough));
-  const listed = await listLaneAfter(deps.store, tableLane(table.name), lowest);
   for (const manifest of manifests) {
     // Any object past the sealed range, another shard's entry too: its seal advances past it.
     const unsealed = async () => listed.some((object) => object.seq > manifest.sealedThrough);

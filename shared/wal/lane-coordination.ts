@@ -48,8 +48,6 @@ export interface EncodedEntry<C> {
 }
 
 export interface LaneCoordination<C> {
-  /** This lane among the process's lanes (its maps of floors and seal watches are per shard). */
-  readonly id: string;
   key(seq: number): string;
   /** The shard whose manifest serves as the lane's seq floor for a group touching `shards`. */
   floorShard(shards: readonly number[]): number;
@@ -84,7 +82,6 @@ export function shardCoordination(
   shard: number,
 ): LaneCoordination<Completion> {
   return {
-    id: `${table}/${shard}`,
     key: (seq) => walKey(table, shard, seq),
     floorShard: () => shard,
     encode(schema, writes, entryId) {

@@ -11,7 +11,7 @@ import type { LaneAllocation } from '../redis/lane-allocation.ts';
 import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { TableDef } from '../table/table-def.ts';
-import { listLaneAfter, tableLane } from './frontier.ts';
+import { listLaneAfter, tableLane, type WalObject } from './frontier.ts';
 import { laneEntrySections } from './lane-entry-sections.ts';
 import type { ManifestReader } from './manifest-reader.ts';
 
@@ -22,7 +22,8 @@ export interface LaneSyncDeps {
   laneSealCounters: LaneSealCounters;
 }
 
-export async function syncLane(deps: LaneSyncDeps, table: TableDef): Promise<void> {
+/** Returns the lane's objects it listed, past the lowest sealed range of the table's shards. */
+export async function syncLane(deps: LaneSyncDeps, table: TableDef): Promise<WalObject[]> {
   const shards = Array.from({ length: table.shards }, (_, shard) => shard);
   const manifests = await Promise.all(shards.map((shard) => deps.manifests.read(table.name, shard)));
   const lowest = Math.min(...manifests.map((m) => m.sealedThrough));
@@ -43,4 +44,5 @@ export async function syncLane(deps: LaneSyncDeps, table: TableDef): Promise<voi
       poison: manifest.poison,
     })),
   });
+  return listed;
 }

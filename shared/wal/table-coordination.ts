@@ -37,7 +37,6 @@ export function tableCoordination(
 ): LaneCoordination<LaneCompletion> {
   const name = table.name;
   return {
-    id: `${name}/wal`,
     key: (seq) => tableWalKey(name, seq),
     // Any shard's sealed range is a floor for the whole lane (docs/table-wal-lane.md, "Floor").
     floorShard: (shards) => shards[0] ?? 0,
@@ -57,7 +56,9 @@ export function tableCoordination(
     },
     abandon: (seq) => deps.laneAllocation.abandon(name, seq),
     fillDropFlag: () => deps.drops.fillLaneFlag(name),
-    sync: () => syncLane(deps, table),
+    sync: async () => {
+      await syncLane(deps, table);
+    },
   };
 }
 

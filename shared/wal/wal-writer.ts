@@ -67,6 +67,8 @@ export interface WalWriterDeps {
 
 /** What this process knows and owes about one WAL lane: a shard's own, or a table's. */
 interface Lane {
+  /** Its key among this process's lanes: `{table}/{shard}`, or `{table}/wal` for a table lane. */
+  id: string;
   table: TableDef;
   coordination: LaneCoordination<unknown>;
   groups: WriteGroups;
@@ -124,7 +126,9 @@ export class WalWriter {
 
   /** Appends `write` to the shard's WAL; resolves with the seq of the durable entry. */
   write(table: TableDef, shard: number, write: WalWrite): Promise<number> {
-    const lane = this.laneFor(table, shardCoordination(this.deps, table.name, shard));
+    const lane = this.laneFor(table, `${table.name}/${shard}`, () =>
+      shardCoordination(this.deps, table.name, shard),
+    );
     return this.enqueue(lane, new Map([[shard, write]]));
   }
 
@@ -133,7 +137,8 @@ export class WalWriter {
    * one seq (docs/table-wal-lane.md, §3); resolves with that seq once the entry is durable.
    */
   writeToTable(table: TableDef, write: LaneWrite): Promise<number> {
-    return this.enqueue(this.laneFor(table, tableCoordination(this.deps, table)), write);
+    const lane = this.laneFor(table, `${table.name}/wal`, () => tableCoordination(this.deps, table));
+    return this.enqueue(lane, write);
   }
 
   /** Resolves once the bookkeeping of every landed entry has run (at shutdown). */
@@ -161,8 +166,9 @@ export class WalWriter {
     });
   }
 
-  private laneFor(table: TableDef, coordination: LaneCoordination<unknown>): Lane {
-    const known = this.lanes.get(coordination.id);
+  /** The lane `id`, its coordination made only when this process has no lane of that id yet. */
+  private laneFor(table: TableDef, id: string, coordinate: () => LaneCoordination<unknown>): Lane {
+    const known = this.lanes.get(id);
     if (known) {
       // A write still holding the definition from before a change of the columns does not
       // take the lane back to it: its rows are valid under the newer one (schema-change.ts).
@@ -172,8 +178,9 @@ export class WalWriter {
     const { groupCommitMaxBytes, groupCommitMaxRows, maxPutsInFlight, pipelineMinBytes, pipelineWaitMs } =
       this.deps.config.wal;
     const lane: Lane = {
+      id,
       table,
-      coordination,
+      coordination: coordinate(),
       groups: new WriteGroups({ maxBytes: groupCommitMaxBytes, maxRows: groupCommitMaxRows }),
       pumpQueued: false,
       pipeline: new PutPipeline({ maxPutsInFlight, pipelineMinBytes, pipelineWaitMs }),
@@ -186,7 +193,7 @@ export class WalWriter {
       again: false,
       idleTimer: null,
     };
-    this.lanes.set(coordination.id, lane);
+    this.lanes.set(id, lane);
     return lane;
   }
 
@@ -366,7 +373,7 @@ export class WalWriter {
     }
     throw new SluiceError('REDIS_UNAVAILABLE', 'WAL lane state could not be initialized', {
       table: table.name,
-      lane: coordination.id,
+      lane: lane.id,
     });
   }
   /**
@@ -571,7 +578,7 @@ export class WalWriter {
         // The completions come back for the next allocation; Redis counts each seq once.
         lane.completions.unshift(...completions);
         this.deps.log.warn(
-          { err, table: table.name, lane: coordination.id, completions: completions.length },
+          { err, table: table.name, lane: lane.id, completions: completions.length },
           'WAL entry durable, but sealing not yet requested',
         );
         return;
@@ -598,7 +605,7 @@ export class WalWriter {
       lane.sealWanted.size === 0 &&
       lane.background === null &&
       lane.idleTimer === null;
-    if (idle) this.lanes.delete(lane.coordination.id);
+    if (idle) this.lanes.delete(lane.id);
   }
 }
 
