@@ -10,6 +10,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startWorkers } from '../../jobs/workers.ts';
 import type { Sluice } from '../../shared/sluice.ts';
+import { type JobFigures, JobTimes } from './job-times.ts';
 import type { WriteSluiceOptions } from './write-config.ts';
 import type { RequestCounts } from './write-stores.ts';
 
@@ -17,13 +18,17 @@ export const WORKER_LAYOUTS = ['process', 'inline', 'paused'] as const;
 export type WorkerLayout = (typeof WORKER_LAYOUTS)[number];
 
 export type WorkersRequest = { type: 'sample' } | { type: 'close' };
-export type WorkersReply = { type: 'ready' } | { type: 'sample'; requests: RequestCounts; peakRssMb: number };
+export type WorkersReply =
+  | { type: 'ready' }
+  | { type: 'sample'; requests: RequestCounts; peakRssMb: number; jobs: JobFigures };
 
 export interface WorkersSample {
   /** Through the workers' own store; none inline, where they share the writers' store. */
   requests: RequestCounts;
   /** Of the workers' process since the last sample; null inline. */
   peakRssMb: number | null;
+  /** How the seal and flush jobs completed since the last sample ran. */
+  jobs: JobFigures;
 }
 
 export interface BenchWorkers {
@@ -53,10 +58,12 @@ export function workerLayout(value = 'process'): WorkerLayout {
 
 export function inlineWorkers(sluice: Sluice): BenchWorkers {
   const workers = startWorkers(sluice, ['seal', 'flush']);
+  const jobs = new JobTimes();
+  jobs.watch(workers.workers);
   return {
     layout: 'inline',
     whileWriting: (write) => write(),
-    sample: async () => ({ requests: NO_REQUESTS, peakRssMb: null }),
+    sample: async () => ({ requests: NO_REQUESTS, peakRssMb: null, jobs: jobs.take() }),
     close: () => workers.close(CLOSE_GRACE_MS),
   };
 }
@@ -99,8 +106,8 @@ export async function spawnWorkers(
     async sample() {
       const answer = reply(child, 'sample', READY_TIMEOUT_MS);
       child.send({ type: 'sample' } satisfies WorkersRequest);
-      const { requests, peakRssMb } = await answer;
-      return { requests, peakRssMb };
+      const { requests, peakRssMb, jobs } = await answer;
+      return { requests, peakRssMb, jobs };
     },
     async close() {
       if (exited(child)) return;

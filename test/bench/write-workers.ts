@@ -10,6 +10,7 @@
 import { pino } from 'pino';
 import { startWorkers } from '../../jobs/workers.ts';
 import { openRuntime } from '../../runtime/runtime.ts';
+import { JobTimes } from './job-times.ts';
 import { type WriteSluiceOptions, writeSluiceConfig } from './write-config.ts';
 import { round } from './write-drive.ts';
 import { openBenchStore, requestCounts } from './write-stores.ts';
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
   const store = openBenchStore(options.location);
   const runtime = openRuntime(config, log, store);
   const workers = startWorkers(runtime.sluice, ['seal', 'flush']);
+  const jobs = new JobTimes();
+  jobs.watch(workers.workers);
 
   let peakRss = process.memoryUsage.rss();
   const sampler = setInterval(() => {
@@ -49,7 +52,12 @@ async function main(): Promise<void> {
   process.on('message', (request: WorkersRequest) => {
     if (request.type === 'sample') {
       peakRss = Math.max(peakRss, process.memoryUsage.rss());
-      send({ type: 'sample', requests: requestCounts(store), peakRssMb: round(peakRss / 2 ** 20, 1) });
+      send({
+        type: 'sample',
+        requests: requestCounts(store),
+        peakRssMb: round(peakRss / 2 ** 20, 1),
+        jobs: jobs.take(),
+      });
       peakRss = process.memoryUsage.rss();
     } else if (request.type === 'close') {
       close().catch((err: unknown) => {

@@ -56,7 +56,9 @@
  * (`workerPeakRssMb`, null inline); ack → L0 commit lag (commit-lag.ts) and the rows/s that
  * reached L0 (`l0RowsPerSec`: acked rows over the time from the case's start until all of
  * them were in L0), with how long the lag poller's rounds took (`l0PollP50Ms`, `l0PollP99Ms`:
- * a lag may hold up to one round of it). `freshness-…` cases run the same writers on the
+ * a lag may hold up to one round of it), and how the workers' seal and flush jobs ran until
+ * then (`workerJobs`, by queue: run time, lateness against when each was due, and the spacing
+ * of one shard's starts, p50 and p99; job-times.ts). `freshness-…` cases run the same writers on the
  * 16-writer local case of the default shard count and on the 16-writer S3 cases of 1 and 4
  * shards (both batch sizes, both profiles), paced at half of the peak the case's `-gc` line
  * measured just before: its acked rows/s, or its `l0RowsPerSec` where the flush fell behind
@@ -634,6 +636,7 @@ async function openSluiceCase(
         rssBeforeMb,
         peakRssMb: tally.peakRssMb,
         workerPeakRssMb: workersAfter.peakRssMb,
+        workerJobs: workersAfter.jobs,
         readableRows,
         allAckedReadable: readableRows === tally.ackedBatches.size * group.batchRows,
         loadAvg1m: round(loadavg()[0]!, 1),
