@@ -34,15 +34,21 @@ export function conformColumns(schema: Schema, batch: RecordBatch): RecordBatch 
   );
 }
 
+/** Whether rows of the columns `held` read under `schema` as they are: the same columns, none to widen. */
+export function hasColumnsOf(schema: Schema, held: Schema): boolean {
+  return (
+    held === schema ||
+    (held.fields.length === schema.fields.length &&
+      schema.fields.every((f, i) => {
+        const column = held.fields[i]!;
+        return column.name === f.name && !isWidening(column.type, f.type);
+      }))
+  );
+}
+
 /** `table` under `schema`, or `table` itself when it has those columns already. */
 export function conformTable(schema: Schema, table: Table): Table {
-  const same =
-    table.schema.fields.length === schema.fields.length &&
-    schema.fields.every((f, i) => {
-      const held = table.schema.fields[i]!;
-      return held.name === f.name && !isWidening(held.type, f.type);
-    });
-  if (same) return table;
+  if (hasColumnsOf(schema, table.schema)) return table;
   return new Table(
     schema,
     table.batches.map((b) => conformColumns(schema, b)),
