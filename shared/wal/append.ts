@@ -63,13 +63,14 @@ async function append(
   const perShard = routeByShard(table, batches);
   const acked = batches.reduce((sum, b) => sum + b.numRows, 0);
   if (table.walLane === 'table' && perShard.size > 0) {
-    const write = new Map([...perShard].map(([shard, batch]) => [shard, { batch, op }]));
+    const write = new Map([...perShard].map(([shard, part]) => [shard, { ...part, op }]));
     const seq = await wal.writeToTable(table, write);
     return { acked, shards: [...perShard.keys()].sort((a, b) => a - b).map((shard) => ({ shard, seq })) };
   }
   const ackedAt: number[] = [];
   const results = await Promise.allSettled(
-    [...perShard].map(async ([shard, batch]) => {
+    [...perShard].map(async ([shard, part]) => {
+      const batch = part.rows ? takeRows([part.batch], part.rows) : part.batch;
       const seq = await wal.write(table, shard, beforePut ? { batch, op, beforePut } : { batch, op });
       ackedAt.push(performance.now());
       return { shard, seq };
@@ -90,11 +91,18 @@ function observeShardWaits(ackedAt: number[]): void {
   for (const at of ackedAt) walAckPhase.observe({ phase: 'shards' }, (last - at) / 1000);
 }
 
-/** The rows of each shard; a batch whose rows all go to one shard is passed on as it is. */
-function routeByShard(table: TableDef, batches: RecordBatch[]): Map<number, RecordBatch> {
+/** Rows of a request that go to one shard: `batch`, or those of its `rows` (WalWrite.rows). */
+type ShardRows = Pick<WalWrite, 'batch' | 'rows'>;
+
+/**
+ * The rows of each shard. A batch whose rows all go to one shard is passed on as it is; a
+ * lone batch's rows of each shard are named by index, not copied (a table lane's entry
+ * gathers them once for every shard); several batches' are gathered here.
+ */
+function routeByShard(table: TableDef, batches: RecordBatch[]): Map<number, ShardRows> {
   // One shard takes every row: no key needs encoding to know where it goes.
   const only = batches.length === 1 ? batches[0]! : null;
-  if (table.shards === 1 && only && only.numRows > 0) return new Map([[0, only]]);
+  if (table.shards === 1 && only && only.numRows > 0) return new Map([[0, { batch: only }]]);
   if (isAppendOnly(table)) return wholeRequest(table, batches);
   const codec = keyCodecFor(table.schema);
   const shards = batches.flatMap((b) => codec.encodeRows(b)).map((key) => shardOf(key, table.shards));
@@ -104,19 +112,20 @@ function routeByShard(table: TableDef, batches: RecordBatch[]): Map<number, Reco
     if (rows) rows.push(row);
     else rowsOf.set(shard, [row]);
   });
-  const single = batches.length === 1 ? batches[0] : undefined;
-  const out = new Map<number, RecordBatch>();
+  const out = new Map<number, ShardRows>();
   for (const [shard, rows] of rowsOf) {
-    out.set(shard, single && rowsOf.size === 1 ? single : takeRows(batches, Int32Array.from(rows)));
+    if (only && rowsOf.size === 1) out.set(shard, { batch: only });
+    else if (only) out.set(shard, { batch: only, rows: Int32Array.from(rows) });
+    else out.set(shard, { batch: takeRows(batches, Int32Array.from(rows)) });
   }
   return out;
 }
 
 /** An append-only request's rows, all to one shard. */
-function wholeRequest(table: TableDef, batches: RecordBatch[]): Map<number, RecordBatch> {
+function wholeRequest(table: TableDef, batches: RecordBatch[]): Map<number, ShardRows> {
   if (batches.every((b) => b.numRows === 0)) return new Map();
-  const rows = batches.length === 1 ? batches[0]! : concatBatches(batches);
-  return new Map([[shardOfRequest(table.shards), rows]]);
+  const batch = batches.length === 1 ? batches[0]! : concatBatches(batches);
+  return new Map([[shardOfRequest(table.shards), { batch }]]);
 }
 
 /** Deletes carry only their key: every other column is null. */

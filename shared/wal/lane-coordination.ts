@@ -14,7 +14,7 @@ import { walKey } from '../table/paths.ts';
 import type { TableDrops } from '../table/table-drops.ts';
 import type { ManifestReader } from './manifest-reader.ts';
 import { syncShard } from './shard-sync.ts';
-import { encodeWalEntry, type WalWrite } from './wal-entry.ts';
+import { encodeWalEntry, type WalWrite, writeRows } from './wal-entry.ts';
 
 /** A request's writes to one lane: one per shard it touches (a shard's own lane: just that shard). */
 export type LaneWrite = ReadonlyMap<number, WalWrite>;
@@ -87,7 +87,7 @@ export function shardCoordination(
     encode(schema, writes, entryId) {
       const own = writes.map((w) => w.get(shard)!);
       const body = encodeWalEntry(schema, own, entryId);
-      const rows = own.reduce((sum, w) => sum + w.batch.numRows, 0);
+      const rows = own.reduce((sum, w) => sum + writeRows(w), 0);
       return { body, rows, completion: (seq) => ({ seq, rows, bytes: body.byteLength }) };
     },
     async allocate(_shards, limits, floor, extras) {

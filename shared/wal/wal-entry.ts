@@ -18,7 +18,7 @@ import {
 } from 'apache-arrow';
 import { conformColumns, hasColumnsOf } from '../arrow/conform-columns.ts';
 import { type TableSchema, toArrowSchema } from '../arrow/schema.ts';
-import { concatBatches } from '../arrow/take.ts';
+import { takeRows } from '../arrow/take.ts';
 import { SluiceError } from '../errors.ts';
 
 export const OP_COLUMN = '_sluice_op';
@@ -57,6 +57,12 @@ export function walSchema(schema: TableSchema): Schema {
 export interface WalWrite {
   batch: RecordBatch;
   op: Op;
+  /**
+   * The rows of `batch` this write holds, by index, ascending; every row when absent. A
+   * request routed to several shards of a table lane hands each shard its rows this way, and
+   * the entry gathers them once, not once per shard (`walBatches`).
+   */
+  rows?: Int32Array;
   /**
    * Called once the entry holding this write has its seq, before its put: an idempotent
    * write notes where it may land (shared/idempotency.ts). A rejection stops the put.
@@ -130,37 +136,70 @@ export function encodeEntryFile(
   );
 }
 
-/**
- * The writes become WAL rows here, not as they arrive: combined writes are copied first and
- * re-labelled once, since a record batch costs Arrow JS more to build than ten rows cost to
- * copy.
- */
-export function walBatches(schema: TableSchema, allWrites: readonly WalWrite[]): RecordBatch[] {
-  const writes = allWrites.map((w) => underSchema(schema, w));
-  let rows = 0;
-  for (const { batch } of writes) rows += batch.numRows;
-  if (writes.length === 1 || rows >= COMBINE_BELOW_ROWS_PER_WRITE * writes.length) {
-    return writes.map(({ batch, op }) => toWalBatch(schema, batch, op));
-  }
-  const ops = new Int8Array(rows);
-  let at = 0;
-  for (const { batch, op } of writes) {
-    ops.fill(op, at, at + batch.numRows);
-    at += batch.numRows;
-  }
-  return [toWalBatch(schema, concatBatches(writes.map((w) => w.batch)), ops)];
+/** How many rows `write` holds. */
+export function writeRows(write: WalWrite): number {
+  return write.rows?.length ?? write.batch.numRows;
 }
 
 /**
- * A write made under an older schema of the table: its missing columns null, its widened ones
- * cast. A write of the table's columns is kept as it is: a WAL batch takes its columns' data,
- * not its schema, and relabelling every shard's part of every write cost a group of sixteen
- * 10-row writes to sixteen shards a millisecond of its ack.
+ * The writes become WAL rows here, not as they arrive: combined writes are gathered into one
+ * batch and re-labelled once, since a record batch costs Arrow JS more to build than ten rows
+ * cost to copy. A write that holds some of its batch's rows (`WalWrite.rows`) is gathered,
+ * alone or with the others.
  */
-function underSchema(schema: TableSchema, write: WalWrite): WalWrite {
+export function walBatches(schema: TableSchema, allWrites: readonly WalWrite[]): RecordBatch[] {
+  const writes = underSchema(schema, allWrites);
+  let rows = 0;
+  for (const write of writes) rows += writeRows(write);
+  if (writes.length === 1 || rows >= COMBINE_BELOW_ROWS_PER_WRITE * writes.length) {
+    return writes.map((w) => toWalBatch(schema, w.rows ? takeRows([w.batch], w.rows) : w.batch, w.op));
+  }
+  return [gatherWrites(schema, writes, rows)];
+}
+
+/** The writes' rows in order as one WAL batch; a batch several writes hold rows of is read once. */
+function gatherWrites(schema: TableSchema, writes: readonly WalWrite[], rows: number): RecordBatch {
+  const sources: RecordBatch[] = [];
+  const firstRowOf = new Map<RecordBatch, number>();
+  let sourceRows = 0;
+  const indices = new Int32Array(rows);
+  const ops = new Int8Array(rows);
+  let at = 0;
+  for (const { batch, op, rows: picked } of writes) {
+    let first = firstRowOf.get(batch);
+    if (first === undefined) {
+      first = sourceRows;
+      firstRowOf.set(batch, first);
+      sources.push(batch);
+      sourceRows += batch.numRows;
+    }
+    const count = picked?.length ?? batch.numRows;
+    for (let i = 0; i < count; i++) indices[at + i] = first + (picked ? picked[i]! : i);
+    ops.fill(op, at, at + count);
+    at += count;
+  }
+  return toWalBatch(schema, takeRows(sources, indices), ops);
+}
+
+/**
+ * Writes made under an older schema of the table: their missing columns null, their widened
+ * ones cast, each batch once however many writes hold rows of it. A write of the table's
+ * columns is kept as it is: a WAL batch takes its columns' data, not its schema, and
+ * relabelling every shard's part of every write cost a group of sixteen 10-row writes to
+ * sixteen shards a millisecond of its ack.
+ */
+function underSchema(schema: TableSchema, writes: readonly WalWrite[]): WalWrite[] {
   const target = toArrowSchema(schema);
-  if (hasColumnsOf(target, write.batch.schema)) return write;
-  return { ...write, batch: conformColumns(target, write.batch) };
+  const conformed = new Map<RecordBatch, RecordBatch>();
+  return writes.map((write) => {
+    if (hasColumnsOf(target, write.batch.schema)) return write;
+    let batch = conformed.get(write.batch);
+    if (!batch) {
+      batch = conformColumns(target, write.batch);
+      conformed.set(write.batch, batch);
+    }
+    return { ...write, batch };
+  });
 }
 
 export function encodeHole(seq: number): Uint8Array {

@@ -27,6 +27,7 @@ import {
   type WalWrite,
   walBatches,
   walSchema,
+  writeRows,
 } from './wal-entry.ts';
 
 /** `[[shard, firstBatch, batchCount, rows], …]`, known before the file is encoded. */
@@ -48,31 +49,63 @@ export type ShortTail = { kind: 'short'; from: number };
 type SectionLayout = [shard: number, firstBatch: number, batchCount: number, rows: number];
 
 /**
- * The entry of a group's writes, by shard; a shard with no rows gets no section. Within a
- * shard, the writes become batches as in `encodeWalEntry`.
+ * The entry of a group's writes, by shard; a shard with no rows gets no section. The writes
+ * of every shard become batches together, as in `encodeWalEntry`: small ones gathered into
+ * one batch, of which each section is a slice (one gather for the group, where Arrow JS
+ * builds each record batch slowly), larger ones a batch each, of which each section takes
+ * its own.
  */
 export function encodeSectionedEntry(
   schema: TableSchema,
   writesByShard: ReadonlyMap<number, readonly WalWrite[]>,
   entryId: string = randomUUID(),
 ): { body: Uint8Array; sections: EntrySection[]; schemaVersion: number } {
-  const layout: SectionLayout[] = [];
-  const batches: RecordBatch[] = [];
+  const shards: SectionWrites[] = [];
+  const ordered: WalWrite[] = [];
   for (const shard of [...writesByShard.keys()].sort((a, b) => a - b)) {
     if (!Number.isSafeInteger(shard) || shard < 0) throw new RangeError(`not a valid shard index: ${shard}`);
-    const writes = writesByShard.get(shard)!;
-    const rows = writes.reduce((sum, w) => sum + w.batch.numRows, 0);
-    if (rows === 0) continue;
-    const own = walBatches(schema, writes);
-    layout.push([shard, batches.length, own.length, rows]);
-    batches.push(...own);
+    const writes = writesByShard.get(shard)!.filter((w) => writeRows(w) > 0);
+    if (writes.length === 0) continue;
+    shards.push({ shard, writes: writes.length, rows: writes.reduce((sum, w) => sum + writeRows(w), 0) });
+    ordered.push(...writes);
   }
+  const { batches, layout } = sectionBatches(walBatches(schema, ordered), shards);
   const body = encodeEntryFile(schema, batches, entryId, [[SECTIONS_KEY, JSON.stringify(layout)]]);
   const footer = fileFooter(body, body.length);
   if (footer.kind !== 'footer') {
     throw new SluiceError('INTERNAL', `a WAL entry just encoded has no readable footer`, { entryId });
   }
   return { body, sections: sectionsOf(layout, footer.recordBatches), schemaVersion: schema.version };
+}
+
+/** A shard's writes in an entry: how many, and their rows. */
+interface SectionWrites {
+  shard: number;
+  writes: number;
+  rows: number;
+}
+
+/**
+ * Each section's batches, from the WAL batches of every section's writes in turn: either one
+ * batch of all their rows, which each section takes a slice of, or a batch per write, which
+ * each section takes its own run of.
+ */
+function sectionBatches(
+  all: readonly RecordBatch[],
+  shards: readonly SectionWrites[],
+): { batches: RecordBatch[]; layout: SectionLayout[] } {
+  const writes = shards.reduce((sum, s) => sum + s.writes, 0);
+  const gathered = all.length === 1 && writes > 1 ? all[0]! : null;
+  const batches: RecordBatch[] = [];
+  const layout: SectionLayout[] = [];
+  let at = 0;
+  for (const { shard, writes: count, rows } of shards) {
+    const own = gathered ? [gathered.slice(at, at + rows)] : all.slice(at, at + count);
+    at += gathered ? rows : count;
+    layout.push([shard, batches.length, own.length, rows]);
+    batches.push(...own);
+  }
+  return { batches, layout };
 }
 
 function sectionsOf(layout: readonly SectionLayout[], spans: readonly MessageSpan[]): EntrySection[] {

@@ -49,7 +49,7 @@ import type { ManifestReader } from './manifest-reader.ts';
 import { PutPipeline } from './put-pipeline.ts';
 import { decideSeq } from './seq-decision.ts';
 import { tableCoordination } from './table-coordination.ts';
-import { decodeWalEntry, type NotedPut, type WalWrite } from './wal-entry.ts';
+import { decodeWalEntry, type NotedPut, type WalWrite, writeRows } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
 
 export interface WalWriterDeps {
@@ -639,7 +639,7 @@ async function notePut(writes: readonly LaneWrite[], put: Omit<NotedPut, 'rows'>
   const noting = writes.flatMap((w) => [...w.values()]).filter((w) => w.beforePut);
   if (noting.length === 0) return;
   walRedisRoundTrips.inc({ step: 'note' });
-  await Promise.all(noting.map((w) => w.beforePut!({ ...put, rows: w.batch.numRows })));
+  await Promise.all(noting.map((w) => w.beforePut!({ ...put, rows: writeRows(w) })));
 }
 
 /** The shards a group's writes touch, ascending. */

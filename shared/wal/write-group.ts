@@ -6,6 +6,7 @@
  * shards, and all of them land in one entry or none do.
  */
 import type { LaneWrite } from './lane-coordination.ts';
+import { writeRows } from './wal-entry.ts';
 
 export interface Waiter {
   resolve(seq: number): void;
@@ -46,9 +47,13 @@ export class WriteGroups {
     const last = this.groups.at(-1);
     const group = last && !this.isFull(last) ? last : this.open();
     group.writes.push(write);
-    for (const { batch } of write.values()) {
-      group.rows += batch.numRows;
-      group.bytes += batch.data.byteLength;
+    for (const part of write.values()) {
+      const rows = writeRows(part);
+      group.rows += rows;
+      // A part naming some of a shared batch's rows counts its share of the batch's bytes.
+      group.bytes += part.rows
+        ? (part.batch.data.byteLength * rows) / part.batch.numRows
+        : part.batch.data.byteLength;
     }
     group.waiters.push(waiter);
   }

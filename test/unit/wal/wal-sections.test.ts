@@ -2,6 +2,7 @@ import { type Table, tableFromIPC } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonRowsToRecordBatch, tableToJsonRows } from '../../../shared/arrow/json-rows.ts';
 import { parseTableSchema, type TableSchema } from '../../../shared/arrow/schema.ts';
+import { takeRows } from '../../../shared/arrow/take.ts';
 import type { EntrySection } from '../../../shared/redis/lane-sections.ts';
 import { FaultyStore } from '../../../shared/store/faulty-store.ts';
 import { tableWalKey } from '../../../shared/table/paths.ts';
@@ -160,6 +161,59 @@ describe('sectioned WAL entries (docs/table-wal-lane.md §2)', () => {
       expect(tableFromIPC(body).numRows).toBe(allRows.length);
     }
     expect(combined).toBeGreaterThan(0);
+  });
+
+  it('a request’s rows of each shard named by index (WalWrite.rows) make the sections those rows copied out make', () => {
+    const forms = new Set<string>();
+    for (let seed = 1; seed <= 40; seed++) {
+      const random = seededRandom(1000 + seed);
+      let id = 0;
+      const shardCount = 1 + Math.floor(random() * 16);
+      const named = new Map<number, WalWrite[]>();
+      const copied = new Map<number, WalWrite[]>();
+      for (const request of randomWrites(random, () => id++)) {
+        const rowsOf = new Map<number, number[]>();
+        for (let row = 0; row < request.batch.numRows; row++) {
+          const shard = Math.floor(random() * shardCount);
+          rowsOf.set(shard, [...(rowsOf.get(shard) ?? []), row]);
+        }
+        for (const [shard, rows] of rowsOf) {
+          const picked = Int32Array.from(rows);
+          named.set(shard, [...(named.get(shard) ?? []), { ...request, rows: picked }]);
+          const batch = takeRows([request.batch], picked);
+          copied.set(shard, [...(copied.get(shard) ?? []), { batch, op: request.op }]);
+        }
+      }
+      const byName = encodeSectionedEntry(schema, named, `named-${seed}`);
+      const byCopy = encodeSectionedEntry(schema, copied, `copied-${seed}`);
+      const writes = [...named.values()].reduce((sum, w) => sum + w.length, 0);
+      forms.add(wholeTable(byName.body).batches.length < writes ? 'gathered' : 'a batch per write');
+      expect(
+        byName.sections.map((s) => [s.shard, s.rows]),
+        `seed ${seed}`,
+      ).toEqual(byCopy.sections.map((s) => [s.shard, s.rows]));
+      for (const [i, section] of byName.sections.entries()) {
+        const copy = byCopy.sections[i]!;
+        const rows = rowsWithOps(decodeSection(schema, byName.body.subarray(section.start, section.end)));
+        expect(rows, `seed ${seed} shard ${section.shard}`).toEqual(expectedRows(copied.get(section.shard)!));
+        expect(rows).toEqual(rowsWithOps(decodeSection(schema, byCopy.body.subarray(copy.start, copy.end))));
+      }
+    }
+    expect([...forms].sort()).toEqual(['a batch per write', 'gathered']);
+  });
+
+  it('a shard lane’s entry of a write naming some rows of its batch holds those rows only', () => {
+    const request = write(
+      [0, 1, 2, 3, 4].map((id) => ({ id, label: `l${id}` })),
+      OP_UPSERT,
+    );
+    const rows = rowsWithOps(
+      wholeTable(encodeWalEntry(schema, [{ ...request, rows: Int32Array.from([1, 4]) }])),
+    );
+    expect(rows.map((r) => [r.id, r.label])).toEqual([
+      [1, 'l1'],
+      [4, 'l4'],
+    ]);
   });
 
   it('a whole entry split by its sections gives each shard the rows its section decodes to', () => {
