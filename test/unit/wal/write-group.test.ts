@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonRowsToRecordBatch } from '../../../shared/arrow/json-rows.ts';
 import { parseTableSchema } from '../../../shared/arrow/schema.ts';
-import { OP_UPSERT } from '../../../shared/wal/wal-entry.ts';
+import { OP_UPSERT, type WalWrite } from '../../../shared/wal/wal-entry.ts';
 import { WriteGroups } from '../../../shared/wal/write-group.ts';
 
 const schema = parseTableSchema(
@@ -27,7 +27,7 @@ const waiter = () => ({ resolve() {}, reject() {}, joinedAt: performance.now() }
 
 /** The batch's rows split over four shards by index, as a table lane's request is. */
 function routedOverFourShards() {
-  return new Map(
+  return new Map<number, WalWrite>(
     [0, 1, 2, 3].map((shard) => [
       shard,
       {
