@@ -144,15 +144,16 @@ export function writeRows(write: WalWrite): number {
 /**
  * The writes become WAL rows here, not as they arrive: combined writes are gathered into one
  * batch and re-labelled once, since a record batch costs Arrow JS more to build than ten rows
- * cost to copy. A write that holds some of its batch's rows (`WalWrite.rows`) is gathered,
- * alone or with the others.
+ * cost to copy. Writes that hold some of their batch's rows (`WalWrite.rows`) are copied out
+ * anyway, so they are always gathered, with the others: one copy either way, and one batch.
  */
 export function walBatches(schema: TableSchema, allWrites: readonly WalWrite[]): RecordBatch[] {
   const writes = underSchema(schema, allWrites);
   let rows = 0;
   for (const write of writes) rows += writeRows(write);
-  if (writes.length === 1 || rows >= COMBINE_BELOW_ROWS_PER_WRITE * writes.length) {
-    return writes.map((w) => toWalBatch(schema, w.rows ? takeRows([w.batch], w.rows) : w.batch, w.op));
+  const whole = writes.every((w) => w.rows === undefined);
+  if (whole && (writes.length === 1 || rows >= COMBINE_BELOW_ROWS_PER_WRITE * writes.length)) {
+    return writes.map((w) => toWalBatch(schema, w.batch, w.op));
   }
   return [gatherWrites(schema, writes, rows)];
 }
