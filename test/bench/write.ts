@@ -53,10 +53,11 @@
  * Sluice's store and are not in it, on S3 the server's counts of them are added); the peak
  * RSS of this process during the case (it also holds the case's prebuilt batches, reported
  * as `rssBeforeMb`) and of the workers' process until every acked entry is in L0
- * (`workerPeakRssMb`, null inline); ack → L0 commit lag (commit-lag.ts) and the rows/s that
- * reached L0 (`l0RowsPerSec`: acked rows over the time from the case's start until all of
- * them were in L0), with how long the lag poller's rounds took (`l0PollP50Ms`, `l0PollP99Ms`:
- * a lag may hold up to one round of it), and how the workers' seal and flush jobs ran until
+ * (`workerPeakRssMb`, null inline); the rows/s that reached L0 (`l0RowsPerSec`: acked rows
+ * over the time from the case's start until all of them were in L0); on freshness lines only,
+ * whose poller reads the manifests while the writers write (commit-lag.ts), ack → L0 commit
+ * lag, with how long the poller's rounds took (`l0PollP50Ms`, `l0PollP99Ms`: a lag may hold
+ * up to one round of it); and how the workers' seal and flush jobs ran until
  * then (`workerJobs`, by queue: run time, lateness against when each was due, and the spacing
  * of one shard's starts, p50 and p99; job-times.ts). `freshness-…` cases run the same writers on the
  * 16-writer local case of the default shard count and on the 16-writer S3 cases of 1 and 4
@@ -512,7 +513,9 @@ async function openSluiceCase(
     throw err;
   }
   const { sluice } = sut.runtime;
-  const lag = new CommitLag(async (shard) => (await sut.observer.read(table.name, shard)).walCursor);
+  const lag = new CommitLag(async (shard) => (await sut.observer.read(table.name, shard)).walCursor, {
+    whileWriting: c.writesPerSecond !== undefined,
+  });
   const tally: SluiceTally = {
     walEntries: new Set(),
     ackedBatches: new Set(),
@@ -551,7 +554,7 @@ async function openSluiceCase(
       const tripsBefore = await roundTrips();
       const startedAt = performance.now();
       const { peakRssMb } = await sut.workers.whileWriting(() =>
-        phases.around(() => peakRss(() => driver.run(seconds, write, onAck))),
+        lag.writing(() => phases.around(() => peakRss(() => driver.run(seconds, write, onAck)))),
       );
       tally.peakRssMb = Math.max(tally.peakRssMb, peakRssMb);
       await sut.runtime.parts.wal.settle();
