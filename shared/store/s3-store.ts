@@ -11,6 +11,7 @@
  * refuses StartAfter: there the store lists the whole prefix and sorts it itself.
  */
 
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeleteObjectCommand,
@@ -127,7 +128,7 @@ export class S3Store implements ObjectStore {
     try {
       const out = await this.client.send(
         new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Range: rangeHeader(range) }),
-        { abortSignal: signal },
+        sendOptions(signal),
       );
       const body = (await out.Body?.transformToByteArray()) ?? new Uint8Array(0);
       const size = totalSize(out.ContentRange) ?? out.ContentLength ?? body.byteLength;
@@ -147,7 +148,7 @@ export class S3Store implements ObjectStore {
     throwIfAborted(options.signal, 'head');
     try {
       const command = new HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key });
-      const out = await this.client.send(command, { abortSignal: options.signal });
+      const out = await this.client.send(command, sendOptions(options.signal));
       return {
         key,
         size: out.ContentLength ?? 0,
@@ -187,9 +188,10 @@ export class S3Store implements ObjectStore {
     assertValidKey(key);
     throwIfAborted(options.signal, 'delete');
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), {
-        abortSignal: options.signal,
-      });
+      await this.client.send(
+        new DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }),
+        sendOptions(options.signal),
+      );
     } catch (err) {
       throw storeError(err, 'delete', key);
     }
@@ -253,7 +255,7 @@ export class S3Store implements ObjectStore {
         Body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
         ...condition,
       }),
-      { abortSignal: signal },
+      sendOptions(signal),
     );
     // PutObject does not return the modification time; the answer arrives right after it.
     return { key, size: body.byteLength, etag: unquote(out.ETag), lastModified: new Date() };
@@ -341,7 +343,7 @@ export class S3Store implements ObjectStore {
           ContinuationToken: token,
           StartAfter: token === undefined ? startAfter : undefined,
         }),
-        { abortSignal: signal },
+        sendOptions(signal),
       );
     } catch (err) {
       throw storeError(err, 'list', prefix);
@@ -414,4 +416,14 @@ function storeError(err: unknown, op: string, key: string): SluiceError {
     return new SluiceError('INVALID_CONFIG', `S3 bucket does not exist: ${message}`, details, { cause: err });
   }
   return new SluiceError('STORE_UNAVAILABLE', `S3 ${op} ${key} failed: ${message}`, details, { cause: err });
+}
+
+/**
+ * The SDK's options for a request under `signal`. One signal often covers many requests at
+ * once (a flush reads a generation's entries 32 at a time), each listening on it until it
+ * ends: past ten, Node would warn of a leak that is none.
+ */
+function sendOptions(signal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
+  if (signal) setMaxListeners(0, signal);
+  return { abortSignal: signal };
 }

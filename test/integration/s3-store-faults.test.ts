@@ -100,6 +100,27 @@ describe('the S3 store under S3 faults', () => {
     await store.close();
   });
 
+  it('one signal over many requests at once, as a flush reads a generation: every one answered, and Node warns of no leak', async () => {
+    server = await startS3Server();
+    const store = storeOn(server);
+    const keys = Array.from({ length: 40 }, (_, i) => `entry-${i}`);
+    await Promise.all(keys.map((key) => store.put(key, bytes(key))));
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const { signal } = new AbortController();
+      const read = await Promise.all(keys.map((key) => store.get(key, { signal })));
+      expect(read.map((o) => new TextDecoder().decode(o!.body))).toEqual(keys);
+      // Node emits its warnings on a later turn.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+      await store.close();
+    }
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('with 5% 503s and 2% lost answers on every PUT, Lance included: ≥95% acked, every acked row read back, all merged, LanceDB opens the base', async () => {
     server = await startS3Server();
     const opened = openS3Runtime(server);
