@@ -421,7 +421,6 @@ function gatherValidity(
 /** Below this many bytes a plain loop beats creating a subarray for `set`. */
 const BLOCK_COPY_BYTES = 64;
 
-/** Utf8 and Binary: sizes first to allocate once, then copy runs of consecutive rows. */
 /**
  * `values[from, to)` to `out` at `at`, four bytes a step: short values (ids, names) are most
  * of what a gather copies, and this loop takes about half the time of one byte a step.
@@ -438,6 +437,7 @@ function copyShort(values: Uint8Array, from: number, to: number, out: Uint8Array
   for (; j < to; j++, d++) out[d] = values[j]!;
 }
 
+/** Utf8 and Binary: sizes first to allocate once, then copy runs of consecutive rows. */
 function gatherVariableWidth(
   datas: readonly Data[],
   plan: GatherPlan,

@@ -50,9 +50,9 @@ type SectionLayout = [shard: number, firstBatch: number, batchCount: number, row
 
 /**
  * The entry of a group's writes, by shard; a shard with no rows gets no section. The writes
- * of every shard become batches together, as in `encodeWalEntry`: small ones gathered into
- * one batch, of which each section is a slice (one gather for the group, where Arrow JS
- * builds each record batch slowly), larger ones a batch each, of which each section takes
+ * of every shard become batches together (`walBatches`): gathered into one batch (small
+ * writes, and rows named by index), of which each section is a slice, since Arrow JS builds
+ * each record batch slowly; or large whole writes a batch each, of which each section takes
  * its own.
  */
 export function encodeSectionedEntry(
