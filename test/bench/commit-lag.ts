@@ -57,6 +57,8 @@ export class CommitLag {
   /** Runs the writers of a slice, with no poll round begun meanwhile unless `whileWriting`. */
   async writing<T>(write: () => Promise<T>): Promise<T> {
     this.holding = !this.options.whileWriting;
+    // Caught up with what came before; a round after this slice says when it is again.
+    this.caughtUpAt = null;
     try {
       return await write();
     } finally {
