@@ -12,7 +12,7 @@ import { keyCodecFor } from '../arrow/key-codec.ts';
 import type { TableSchema } from '../arrow/schema.ts';
 import { concatBatches, takeRows } from '../arrow/take.ts';
 import { walAckPhase } from '../metrics.ts';
-import { shardOf, shardOfRequest } from '../table/shard-routing.ts';
+import { shardOfRequest, shardsOfKeys } from '../table/shard-routing.ts';
 import { assertHasKey, isAppendOnly, type TableDef } from '../table/table-def.ts';
 import { type NotedPut, OP_DELETE, OP_UPSERT, type Op, type WalWrite } from './wal-entry.ts';
 import type { WalWriter } from './wal-writer.ts';
@@ -104,21 +104,30 @@ function routeByShard(table: TableDef, batches: RecordBatch[]): Map<number, Shar
   const only = batches.length === 1 ? batches[0]! : null;
   if (table.shards === 1 && only && only.numRows > 0) return new Map([[0, { batch: only }]]);
   if (isAppendOnly(table)) return wholeRequest(table, batches);
-  const codec = keyCodecFor(table.schema);
-  const shards = batches.flatMap((b) => codec.encodeRows(b)).map((key) => shardOf(key, table.shards));
-  const rowsOf = new Map<number, number[]>();
-  shards.forEach((shard, row) => {
-    const rows = rowsOf.get(shard);
-    if (rows) rows.push(row);
-    else rowsOf.set(shard, [row]);
-  });
+  const keys = keyCodecFor(table.schema).encodeRowsPacked(batches);
+  const rowsOf = rowsByShard(shardsOfKeys(keys, table.shards), table.shards);
   const out = new Map<number, ShardRows>();
   for (const [shard, rows] of rowsOf) {
     if (only && rowsOf.size === 1) out.set(shard, { batch: only });
-    else if (only) out.set(shard, { batch: only, rows: Int32Array.from(rows) });
-    else out.set(shard, { batch: takeRows(batches, Int32Array.from(rows)) });
+    else if (only) out.set(shard, { batch: only, rows });
+    else out.set(shard, { batch: takeRows(batches, rows) });
   }
   return out;
+}
+
+/** The rows of each shard that `shardOfRow` names (each below `shards`), ascending. */
+function rowsByShard(shardOfRow: Int32Array, shards: number): Map<number, Int32Array> {
+  const counts = new Int32Array(shards);
+  for (const shard of shardOfRow) counts[shard]!++;
+  const rows = Array.from(counts, (count) => new Int32Array(count));
+  const filled = new Int32Array(shards);
+  for (let row = 0; row < shardOfRow.length; row++) {
+    const shard = shardOfRow[row]!;
+    rows[shard]![filled[shard]!++] = row;
+  }
+  const rowsOf = new Map<number, Int32Array>();
+  for (const [shard, own] of rows.entries()) if (own.length > 0) rowsOf.set(shard, own);
+  return rowsOf;
 }
 
 /** An append-only request's rows, all to one shard. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type KeyValue, keyCodecFor } from '../../../shared/arrow/key-codec.ts';
 import { parseTableSchema } from '../../../shared/arrow/schema.ts';
-import { fnv1a32, shardOf } from '../../../shared/table/shard-routing.ts';
+import { fnv1a32, shardOf, shardsOfKeys } from '../../../shared/table/shard-routing.ts';
 
 const int64Key = keyCodecFor(parseTableSchema({ fields: [{ name: 'id', type: 'int64' }] }, ['id']));
 const utf8Key = keyCodecFor(parseTableSchema({ fields: [{ name: 'k', type: 'utf8' }] }, ['k']));
@@ -69,6 +69,37 @@ describe('shard routing: FNV-1a 32 of the encoded key, mod shards', () => {
     for (let i = 0; i < 80_000; i++) counts[shardOf(int64Key.encode([BigInt(i)]), 8)]++;
     for (let i = 0; i < 80_000; i++) counts[shardOf(utf8Key.encode([`user-${i * 7919}`]), 8)]++;
     for (const count of counts) expect(Math.abs(count - 20_000)).toBeLessThan(20_000 * 0.05);
+  });
+
+  it('routes keys where they lie packed (shardsOfKeys) to the shard of each key alone: the pinned vectors and 5,000 more', () => {
+    const packed = (codec: typeof int64Key, keys: KeyValue[][]) => {
+      const encoded = keys.map((key) => codec.encode(key));
+      const offsets = new Int32Array(encoded.length + 1);
+      for (const [i, key] of encoded.entries()) offsets[i + 1] = offsets[i]! + key.length;
+      const bytes = new Uint8Array(offsets[encoded.length]!);
+      for (const [i, key] of encoded.entries()) bytes.set(key, offsets[i]!);
+      return { encoded, keys: { count: encoded.length, bytes, offsets } };
+    };
+    const sets = [
+      packed(int64Key, [
+        ...vectors.filter((v) => v[1] === int64Key).map((v) => v[2]),
+        ...Array.from({ length: 2_500 }, (_, i) => [BigInt(i * 104_729 - 1_000_000)]),
+      ]),
+      packed(
+        utf8Key,
+        Array.from({ length: 2_500 }, (_, i) => [`user-${i * 7919}${i % 7 === 0 ? '\u0000' : ''}`]),
+      ),
+      packed(
+        compositeKey,
+        vectors.filter((v) => v[1] === compositeKey).map((v) => v[2]),
+      ),
+    ];
+    for (const shards of [1, 4, 16, 1024]) {
+      for (const { encoded, keys } of sets) {
+        expect([...shardsOfKeys(keys, shards)]).toEqual(encoded.map((key) => shardOf(key, shards)));
+      }
+    }
+    expect(() => shardsOfKeys(sets[0]!.keys, 0)).toThrow(RangeError);
   });
 
   it('refuses a shard count below 1', () => {
