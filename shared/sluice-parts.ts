@@ -32,6 +32,7 @@ import type { IndexDeclarations } from './table/index-declarations.ts';
 import type { SchemaMarks } from './table/schema-marks.ts';
 import type { TableDef } from './table/table-def.ts';
 import type { TableDrops } from './table/table-drops.ts';
+import type { EntryHeads } from './wal/entry-heads.ts';
 import type { WalWriter } from './wal/wal-writer.ts';
 import type { WorkScheduler } from './work/work-scheduler.ts';
 
@@ -57,6 +58,8 @@ export interface SluiceParts {
   readonly catalog: TableCatalog;
   readonly wal: WalWriter;
   readonly cache: ObjectCache;
+  /** Heads of table-lane WAL entries this process's flushes read (docs/table-wal-lane.md §12). */
+  readonly entryHeads: EntryHeads;
   readonly overlays: SnapshotOverlays;
   readonly samplerIndex: SamplerIndex;
   readonly sealWatch: SealWatch;

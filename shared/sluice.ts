@@ -43,6 +43,7 @@ import { SchemaDocuments } from './table/schema-documents.ts';
 import { SchemaMarks } from './table/schema-marks.ts';
 import { TableDrops } from './table/table-drops.ts';
 import { TableLookup } from './table/table-lookup.ts';
+import { EntryHeads } from './wal/entry-heads.ts';
 import { WalWriter } from './wal/wal-writer.ts';
 import type { WorkScheduler } from './work/work-scheduler.ts';
 
@@ -118,6 +119,7 @@ export function openSluice(deps: SluiceDeps): OpenedSluice {
       drops,
     }),
     cache: new ObjectCache(store, config.limits.readCacheBytes),
+    entryHeads: new EntryHeads(),
     overlays: new SnapshotOverlays(),
     samplerIndex: new SamplerIndex(redis, prefix),
     sealWatch,

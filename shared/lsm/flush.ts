@@ -13,20 +13,18 @@ import type { LaneSealCounters } from '../redis/lane-seal-counters.ts';
 import type { PoisonCache } from '../redis/poison-cache.ts';
 import type { SealCounters } from '../redis/seal-counters.ts';
 import { assertShardOpen } from '../shard-poison.ts';
-import type { ObjectStore } from '../store/object-store.ts';
 import { generationKey } from '../table/paths.ts';
 import { schemaAt, type TableDef } from '../table/table-def.ts';
 import { schemaVersionOf, walSchema } from '../wal/wal-entry.ts';
 import { type OnWorkProgress, progressOf } from '../work/work-progress.ts';
 import type { WorkScheduler } from '../work/work-scheduler.ts';
-import { readGenerationRows } from './generation-rows.ts';
+import { type GenerationReads, readGenerationRows } from './generation-rows.ts';
 import { commitGeneration, isCommitted } from './manifest-transitions.ts';
 import { buildRunFile, type RunFile } from './run-file.ts';
 import { runKeyingFor, type WalRows } from './run-keys.ts';
 import type { SealedGeneration, ShardManifest, ShardManifestStore } from './shard-manifest.ts';
 
-export interface FlushDeps {
-  store: ObjectStore;
+export interface FlushDeps extends GenerationReads {
   manifests: ShardManifestStore;
   poisonCache: PoisonCache;
   sealCounters: SealCounters;
@@ -120,7 +118,7 @@ function readAheadOf(run: ShardFlush, generation: SealedGeneration): ReadAhead {
   const { deps, table, shard, signal } = run;
   const dropped = new AbortController();
   const both = AbortSignal.any([signal, dropped.signal]);
-  const reading = readGenerationRows(deps.store, table, shard, generation, both).catch((err: unknown) => {
+  const reading = readGenerationRows(deps, table, shard, generation, both).catch((err: unknown) => {
     if (!both.aborted) {
       deps.log.warn(
         { err, table: table.name, shard, generation: generation.generation },
@@ -259,7 +257,7 @@ async function buildGeneration(run: ShardFlush, generation: SealedGeneration, tu
   const readAhead = turn.readAhead;
   turn.readAhead = null;
   const tables =
-    (await readAhead?.tables) ?? (await readGenerationRows(deps.store, table, shard, generation, signal));
+    (await readAhead?.tables) ?? (await readGenerationRows(deps, table, shard, generation, signal));
   // The newest schema among the entries, not the newest this process knows: a re-run after
   // a later change of the columns then writes the same bytes (I13).
   const version = Math.max(1, ...tables.map((e) => schemaVersionOf(e.table)));

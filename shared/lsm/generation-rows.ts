@@ -1,7 +1,8 @@
 /**
  * What a sealed generation's rows are, for the flush and its read ahead alike: in a shard's
  * own lane, every entry of its WAL range; in a table lane (docs/table-wal-lane.md, §4), the
- * section of this shard of each member entry, by the byte range its seal recorded, decoded
+ * section of this shard of each member entry, by the byte range its seal recorded (read
+ * once for every shard where the entry is small, docs/table-wal-lane.md §12), decoded
  * under the schema version that entry was written in. Either way in seq order, and a missing
  * entry is lost data: fail-stop.
  */
@@ -10,6 +11,7 @@ import { SluiceError } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import { tableWalKey, walKey } from '../table/paths.ts';
 import { schemaAt, type TableDef } from '../table/table-def.ts';
+import type { EntryHeads } from '../wal/entry-heads.ts';
 import { decodeWalEntry } from '../wal/wal-entry.ts';
 import { readSection } from '../wal/wal-sections.ts';
 import { unpackMembers } from './generation-members.ts';
@@ -23,9 +25,15 @@ import type { SealedGeneration } from './shard-manifest.ts';
  */
 const WAL_READ_CONCURRENCY = 32;
 
+/** Where a flush reads: the store, and this process's heads of table-lane entries (§12). */
+export interface GenerationReads {
+  store: ObjectStore;
+  entryHeads: EntryHeads;
+}
+
 /** The rows of `generation` of `shard`, entry by entry in seq order (holes left out). */
 export function readGenerationRows(
-  store: ObjectStore,
+  { store, entryHeads }: GenerationReads,
   table: TableDef,
   shard: number,
   generation: Pick<SealedGeneration, 'walFrom' | 'walTo' | 'members'>,
@@ -44,12 +52,15 @@ export function readGenerationRows(
       },
     );
   }
-  return readMembers(store, table, shard, generation.walFrom, generation.members, signal);
+  return readMembers({ store, entryHeads }, table, shard, generation.walFrom, generation.members, signal);
 }
 
-/** A table lane's generation: one range GET per member, of this shard's section only. */
+/**
+ * A table lane's generation: each member's section of this shard, by a range GET of its own,
+ * or cut from the entry's head that another shard's flush in this process read (§12).
+ */
 async function readMembers(
-  store: ObjectStore,
+  { store, entryHeads }: GenerationReads,
   table: TableDef,
   shard: number,
   walFrom: number,
@@ -67,7 +78,7 @@ async function readMembers(
           tableWalKey(table.name, seq),
           { shard, start, end, rows },
           schemaAt(table, schemaVersion),
-          { signal },
+          { signal, heads: entryHeads },
         ),
       })),
     ),

@@ -19,6 +19,7 @@ import type { TableSchema } from '../arrow/schema.ts';
 import { SluiceError } from '../errors.ts';
 import type { EntrySection } from '../redis/lane-sections.ts';
 import type { ObjectStore, OpOptions } from '../store/object-store.ts';
+import type { EntryHeads } from './entry-heads.ts';
 import {
   encodeEntryFile,
   entryIdIn,
@@ -290,24 +291,29 @@ function sectionTable(schema: TableSchema, bytes: Uint8Array, details: Record<st
 }
 
 /**
- * One section of the entry at `key`, by one range GET. A missing entry is lost data, as in
- * a flush's read of a sealed range; bytes or rows other than the section's are corruption.
+ * One section of the entry at `key`: by one range GET, or cut from the entry's head when
+ * `heads` keeps heads for this process's flushes (entry-heads.ts). A missing entry is lost
+ * data, as in a flush's read of a sealed range; bytes or rows other than the section's are
+ * corruption.
  */
 export async function readSection(
   store: ObjectStore,
   key: string,
   section: EntrySection,
   schema: TableSchema,
-  options: OpOptions = {},
+  options: OpOptions & { heads?: EntryHeads } = {},
 ): Promise<Table> {
   const details = { key, shard: section.shard };
   const range = { start: section.start, end: section.end };
-  const object = await store.get(key, { range, signal: options.signal });
-  if (!object) throw new SluiceError('DATA_MISSING', `WAL entry ${key} is missing`, details);
-  if (object.body.length !== section.end - section.start) {
-    throw corrupt(`WAL entry ${key} is ${object.meta.size} bytes, short of its section's end`, details);
+  const { heads, signal } = options;
+  const read = heads
+    ? await heads.read(store, key, range, signal)
+    : await store.get(key, { range, signal }).then((o) => o && { body: o.body, size: o.meta.size });
+  if (!read) throw new SluiceError('DATA_MISSING', `WAL entry ${key} is missing`, details);
+  if (read.body.length !== section.end - section.start) {
+    throw corrupt(`WAL entry ${key} is ${read.size} bytes, short of its section's end`, details);
   }
-  const table = sectionTable(schema, object.body, details);
+  const table = sectionTable(schema, read.body, details);
   if (table.numRows !== section.rows) {
     throw corrupt(
       `shard ${section.shard} of ${key} holds ${table.numRows} rows, not ${section.rows}`,

@@ -5,6 +5,7 @@ import { flushShard } from '../../shared/lsm/flush.ts';
 import { walPuts, walRedisRoundTrips } from '../../shared/metrics.ts';
 import type { GetOptions, ObjectStore, PutOptions } from '../../shared/store/object-store.ts';
 import { generationKey, walKey } from '../../shared/table/paths.ts';
+import { ENTRY_HEAD_BYTES, EntryHeads } from '../../shared/wal/entry-heads.ts';
 import { counterSince } from '../support/counter-since.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -299,6 +300,22 @@ describe('write path: WAL → seal → flush → reads', () => {
       expect((await writeRows(h.sluice, 'lanebacklog', eventRows(41, 60))).acked).toBe(20);
     });
 
+    it("§12: the flushes of a 4-shard table's small entries make one GET per entry, not one per shard, and write each shard's rows", async () => {
+      const def = await h.createTable(laneTable('laneheads', 4));
+      const written = [1, 41, 81, 121, 161].map((from) => eventRows(from, from + 39));
+      for (const rows of written) await writeRows(h.sluice, 'laneheads', rows);
+      for (let shard = 0; shard < 4; shard++) await h.sluice.shards.seal('laneheads', shard);
+      const log = { reads: [] as string[], l0: [] as Uint8Array[] };
+      for (let shard = 0; shard < 4; shard++) {
+        expect(await flushShard({ ...h.parts, store: recorded(h.store, log) }, def, shard)).toEqual([1]);
+        expect(await l0Rows(h, 'laneheads', shard)).toEqual(
+          await rowsOfShard(h, 'laneheads', shard, written.flat()),
+        );
+      }
+      expect(log.reads).toHaveLength(written.length);
+      expect(new Set(log.reads.map((read) => read.split(' ')[0])).size).toBe(written.length);
+    });
+
     it('I11/I13: a flush run twice reads the same ranges and writes the same L0', async () => {
       const def = await h.createTable(laneTable('lanetwice', 4));
       await writeRows(h.sluice, 'lanetwice', eventRows(1, 40));
@@ -309,18 +326,29 @@ describe('write path: WAL → seal → flush → reads', () => {
       const second = { reads: [] as string[], l0: [] as Uint8Array[] };
       // The first run is held at its L0 put until the second has committed the generation.
       const held = gated.hold('put', new RegExp(`^${generationKey('lanetwice', 2, 1)}$`));
-      const zombie = flushShard({ ...h.parts, store: recorded(gated, first) }, def, 2);
+      // Each run with heads of its own, as in two worker processes (docs/table-wal-lane.md §12).
+      const zombie = flushShard(
+        { ...h.parts, store: recorded(gated, first), entryHeads: new EntryHeads() },
+        def,
+        2,
+      );
       await held.reached;
-      expect(await flushShard({ ...h.parts, store: recorded(h.store, second) }, def, 2)).toEqual([1]);
+      expect(
+        await flushShard(
+          { ...h.parts, store: recorded(h.store, second), entryHeads: new EntryHeads() },
+          def,
+          2,
+        ),
+      ).toEqual([1]);
       held.release();
       expect(await zombie).toEqual([]);
 
       const manifest = await h.parts.manifests.read('lanetwice', 2);
       expect(manifest.committed.map((c) => c.generation)).toEqual([1]);
-      // Both runs: one range GET per member section, the same ones, and no whole entry.
+      // Both runs: one GET per member entry, of its head, the same ones.
       expect(first.reads.sort()).toEqual(second.reads.sort());
       expect(first.reads).toHaveLength(2);
-      expect(first.reads.every((read) => /\/wal\/\d+\.arrow \d+-\d+$/.test(read))).toBe(true);
+      expect(first.reads.every((read) => read.endsWith(` 0-${ENTRY_HEAD_BYTES}`))).toBe(true);
       expect(second.l0).toHaveLength(1);
       expect(first.l0).toEqual(second.l0);
       expect(new Uint8Array((await h.store.inner.get(manifest.committed[0]!.path))!.body)).toEqual(
