@@ -101,6 +101,8 @@ describe('sluice load, killed and resumed', () => {
       await waitFor(() => landed().length === HELD_BATCH + CONCURRENCY, {
         message: 'the held batch and the ones beside it to be acked by the server',
         timeoutMs: 60_000,
+      }).catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}\n${whatTheLoadMet(proxy, first.stderr())}`, { cause: err });
       });
       // `seen` is in the order the server answered, so only the count of held answers is fixed.
       expect(landed().filter((r) => r.action === 'hold')).toHaveLength(1);
@@ -118,6 +120,20 @@ describe('sluice load, killed and resumed', () => {
     } finally {
       await proxy.close();
     }
+  }
+
+  /** The answers the load got so far, its last words and the server's warnings: why it waits. */
+  function whatTheLoadMet(proxy: HttpProxy, stderr: string): string {
+    const answers: Record<string, number> = {};
+    for (const r of proxy.seen)
+      answers[`${r.method} ${r.status}`] = (answers[`${r.method} ${r.status}`] ?? 0) + 1;
+    const warnings = served.server.lines.filter((line) => line.level >= 40).slice(-20);
+    return [
+      `answers: ${JSON.stringify(answers)}`,
+      `load stderr (tail): ${stderr.slice(-1500)}`,
+      `server warnings and errors (last ${warnings.length}):`,
+      ...warnings.map((line) => JSON.stringify(line)),
+    ].join('\n');
   }
 
   afterAll(async () => {
