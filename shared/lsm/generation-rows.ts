@@ -33,13 +33,13 @@ export interface GenerationReads {
 
 /** The rows of `generation` of `shard`, entry by entry in seq order (holes left out). */
 export function readGenerationRows(
-  { store, entryHeads }: GenerationReads,
+  reads: GenerationReads,
   table: TableDef,
   shard: number,
   generation: Pick<SealedGeneration, 'walFrom' | 'walTo' | 'members'>,
   signal?: AbortSignal,
 ): Promise<WalRows[]> {
-  if (table.walLane !== 'table') return readWalRange(store, table.name, shard, generation, signal);
+  if (table.walLane !== 'table') return readWalRange(reads.store, table.name, shard, generation, signal);
   if (generation.members === undefined) {
     // Every table-lane generation is cut from member sections: one without is a corrupt manifest.
     throw new SluiceError(
@@ -52,7 +52,7 @@ export function readGenerationRows(
       },
     );
   }
-  return readMembers({ store, entryHeads }, table, shard, generation.walFrom, generation.members, signal);
+  return readMembers(reads, table, shard, generation.walFrom, generation.members, signal);
 }
 
 /**

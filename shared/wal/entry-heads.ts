@@ -42,10 +42,7 @@ export class EntryHeads {
     range: { start: number; end: number },
     signal?: AbortSignal,
   ): Promise<EntryBytes | null> {
-    if (range.end > ENTRY_HEAD_BYTES) {
-      const object = await store.get(key, { range, signal });
-      return object && { body: object.body, size: object.meta.size };
-    }
+    if (range.end > ENTRY_HEAD_BYTES) return readEntryRange(store, key, range, signal);
     throwIfAborted(signal, 'get');
     const head = this.kept.get(key) ?? (await untilAborted(this.readHead(store, key), signal));
     return head && { body: head.body.subarray(range.start, range.end), size: head.size };
@@ -70,6 +67,17 @@ export class EntryHeads {
     this.reading.set(key, read);
     return read;
   }
+}
+
+/** Bytes [start, end) of the entry at `key` by one range GET, or null when it does not exist. */
+export async function readEntryRange(
+  store: ObjectStore,
+  key: string,
+  range: { start: number; end: number },
+  signal?: AbortSignal,
+): Promise<EntryBytes | null> {
+  const object = await store.get(key, { range, signal });
+  return object && { body: object.body, size: object.meta.size };
 }
 
 /** `work`, or ABORTED as soon as `signal` aborts, leaving `work` to run on for others. */

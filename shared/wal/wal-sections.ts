@@ -19,7 +19,7 @@ import type { TableSchema } from '../arrow/schema.ts';
 import { SluiceError } from '../errors.ts';
 import type { EntrySection } from '../redis/lane-sections.ts';
 import type { ObjectStore, OpOptions } from '../store/object-store.ts';
-import type { EntryHeads } from './entry-heads.ts';
+import { type EntryHeads, readEntryRange } from './entry-heads.ts';
 import {
   encodeEntryFile,
   entryIdIn,
@@ -308,7 +308,7 @@ export async function readSection(
   const { heads, signal } = options;
   const read = heads
     ? await heads.read(store, key, range, signal)
-    : await store.get(key, { range, signal }).then((o) => o && { body: o.body, size: o.meta.size });
+    : await readEntryRange(store, key, range, signal);
   if (!read) throw new SluiceError('DATA_MISSING', `WAL entry ${key} is missing`, details);
   if (read.body.length !== section.end - section.start) {
     throw corrupt(`WAL entry ${key} is ${read.size} bytes, short of its section's end`, details);
