@@ -102,7 +102,9 @@ describe('sluice load, killed and resumed', () => {
         message: 'the held batch and the ones beside it to be acked by the server',
         timeoutMs: 60_000,
       }).catch((err: unknown) => {
-        throw new Error(`${(err as Error).message}\n${whatTheLoadMet(proxy, first.stderr())}`, { cause: err });
+        throw new Error(`${(err as Error).message}\n${whatTheLoadMet(proxy, first.stderr())}`, {
+          cause: err,
+        });
       });
       // `seen` is in the order the server answered, so only the count of held answers is fixed.
       expect(landed().filter((r) => r.action === 'hold')).toHaveLength(1);
