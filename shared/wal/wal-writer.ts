@@ -49,6 +49,7 @@ import type { ManifestReader } from './manifest-reader.ts';
 import { PutPipeline } from './put-pipeline.ts';
 import { decideSeq } from './seq-decision.ts';
 import { tableCoordination } from './table-coordination.ts';
+import { UrgentSeals } from './urgent-seals.ts';
 import { decodeWalEntry, type NotedPut, type WalWrite, writeRows } from './wal-entry.ts';
 import { type WriteGroup, WriteGroups } from './write-group.ts';
 
@@ -80,10 +81,6 @@ interface Lane {
   completions: unknown[];
   /** Shards whose seal this process must request. */
   sealWanted: Set<number>;
-  /** Per shard, its unsealed bytes as Redis last counted them. */
-  unsealedBytes: Map<number, number>;
-  /** Shards whose urgent seal was asked for since their unsealed bytes last went down. */
-  urgentSealAsked: Set<number>;
   /** The running background run, if any; `again` asks it for one more pass. */
   background: Promise<void> | null;
   again: boolean;
@@ -104,8 +101,6 @@ const COLLISIONS_BEFORE_SYNC = 2;
  * the row counts) for an allocation to carry them; then they are sent on their own.
  */
 const IDLE_COMPLETE_MS = 100;
-/** The share of `maxGenerationBytes` unsealed at which a shard's seal is asked for at once. */
-const URGENT_SEAL_SHARE = 0.75;
 
 /** The shards some of a group's writes were refused for, and the error each one's writers get. */
 class LaneRefusal extends Error {
@@ -121,6 +116,7 @@ export class WalWriter {
   private readonly refreshing = new Set<string>();
   /** Per shard, the time this process last set its seal-watch mark due at. */
   private readonly watchedUntil = new Map<string, number>();
+  private readonly urgentSeals = new UrgentSeals();
 
   constructor(private readonly deps: WalWriterDeps) {}
 
@@ -187,8 +183,6 @@ export class WalWriter {
       pipelineTimer: null,
       completions: [],
       sealWanted: new Set(),
-      unsealedBytes: new Map(),
-      urgentSealAsked: new Set(),
       background: null,
       again: false,
       idleTimer: null,
@@ -302,9 +296,7 @@ export class WalWriter {
           walEntryWrites.observe(writes.length);
           walEntryRows.observe(entry.rows);
           lane.completions.push(entry.completion(seq));
-          const urgent = shards.filter(
-            (shard) => sealIsUrgent(lane, shard) && !lane.urgentSealAsked.has(shard),
-          );
+          const urgent = shards.filter((shard) => this.urgentSeals.isDue(table.name, shard));
           if (urgent.length > 0) {
             for (const shard of urgent) lane.sealWanted.add(shard);
             this.runBackground(lane);
@@ -350,7 +342,7 @@ export class WalWriter {
       } finally {
         walRedisRoundTrips.inc({ step: 'allocate' });
       }
-      noteUnsealedBytes(lane, allocation.unsealedBytes);
+      this.urgentSeals.note(table.name, table.settings.maxGenerationBytes, allocation.unsealedBytes);
       for (const shard of allocation.armed) lane.sealWanted.add(shard);
       // Completions count whatever the answer: seals they armed are asked for without a put.
       if (allocation.kind !== 'ok' && allocation.armed.length > 0) this.runBackground(lane);
@@ -562,17 +554,17 @@ export class WalWriter {
         if (completions.length > 0) {
           walRedisRoundTrips.inc({ step: 'complete' });
           const done = await coordination.complete(completions, table.settings.sealDelayMs);
-          noteUnsealedBytes(lane, done.unsealedBytes);
+          this.urgentSeals.note(table.name, table.settings.maxGenerationBytes, done.unsealedBytes);
           for (const shard of done.armed) lane.sealWanted.add(shard);
         }
         for (const shard of [...lane.sealWanted]) {
           lane.sealWanted.delete(shard);
-          const urgent = sealIsUrgent(lane, shard);
+          const urgent = this.urgentSeals.isUrgent(table.name, shard);
           walRedisRoundTrips.inc({ step: 'seal_request' });
           await this.deps.scheduler.requestSeal(table.name, shard, {
             delayMs: urgent ? 0 : table.settings.sealDelayMs,
           });
-          if (urgent) lane.urgentSealAsked.add(shard);
+          if (urgent) this.urgentSeals.asked(table.name, shard);
         }
       } catch (err) {
         // The completions come back for the next allocation; Redis counts each seq once.
@@ -657,28 +649,6 @@ function refusalOf(write: LaneWrite, errors: ReadonlyMap<number, unknown>): unkn
 
 function shardDetails(shards: readonly number[]): { shard: number } | { shards: readonly number[] } {
   return shards.length === 1 ? { shard: shards[0]! } : { shards };
-}
-
-/**
- * Whether the shard's seal should run now rather than after `sealDelayMs`: once the unsealed
- * bytes fill most of a generation. Not all of it, so that what lands while the seal starts
- * still fits in that generation instead of being cut into a small one of its own.
- */
-function sealIsUrgent(lane: Lane, shard: number): boolean {
-  const unsealed = lane.unsealedBytes.get(shard) ?? 0;
-  return unsealed >= lane.table.settings.maxGenerationBytes * URGENT_SEAL_SHARE;
-}
-
-/**
- * Takes the shards' unsealed bytes as Redis counted them. A count goes down only when a seal
- * took bytes or Redis's count was set anew (a resync, a Redis that lost the lane); either way
- * the urgent seal asked for is no longer pending, and the next one may be asked for.
- */
-function noteUnsealedBytes(lane: Lane, counted: ReadonlyMap<number, number>): void {
-  for (const [shard, bytes] of counted) {
-    if (bytes < (lane.unsealedBytes.get(shard) ?? 0)) lane.urgentSealAsked.delete(shard);
-    lane.unsealedBytes.set(shard, bytes);
-  }
 }
 
 /** The key of a shard in this process's maps of floors and seal-watch marks. */

@@ -202,6 +202,18 @@ describe('write path: WAL → seal → flush → reads', () => {
       // The first write's request, due after the seal delay, and the one urgent request.
       expect(await sealRequests()).toBe(2);
     });
+
+    it('has its urgent seal asked for once even when the writer forgets the idle lane between writes', async () => {
+      await createTable('asked-idle');
+      const sealRequests = await counterSince(walRedisRoundTrips, { step: 'seal_request' });
+      // Settled after each write, the lane is idle and forgotten before the next write builds it
+      // anew, as on a loaded machine where a write's background run ends before the next arrives.
+      for (let i = 0; i < 10; i++) {
+        await write('asked-idle', i);
+        await h.parts.wal.settle();
+      }
+      expect(await sealRequests()).toBe(2);
+    });
   });
 
   it('a steady trickle of writes is still sealed every sealDelayMs, not only when writing pauses', async () => {
