@@ -57,29 +57,34 @@ export async function flushShard(
   const ended = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, ended.signal]) : ended.signal;
   const run: ShardFlush = { deps, table, shard, signal };
-  let ahead: ReadAhead | null = null;
+  let ahead: ReadAhead | null = guessAhead(run);
   try {
+    // Read once: each turn after the first goes on from the version its commit left, which a
+    // seal that lands later follows with a flush request of its own (I12's follow-up).
+    let manifest = await deps.manifests.read(table.name, shard, signal);
     for (;;) {
-      ahead ??= guessAhead(run);
-      const manifest = await deps.manifests.read(table.name, shard, signal);
       await assertShardOpen(deps.poisonCache, manifest);
       const next = manifest.sealed[0];
       const pending = manifest.sealed.map((g) => ({ rows: g.walRows, bytes: g.walBytes }));
       options.onWorkProgress?.(progressOf([...flushed, ...pending], flushed.length));
       if (!next) return committed;
       options.onGeneration?.(next.generation);
+      const following = manifest.sealed[1];
       const turn: Turn = {
         readAhead: takeIfCovers(ahead, next),
         readNext: () => {
-          const following = manifest.sealed[1];
           ahead = following ? readAheadOf(run, following) : null;
         },
       };
       ahead = null;
       try {
-        if (await flushGeneration(run, manifest, next, turn)) committed.push(next.generation);
+        const done = await flushGeneration(run, manifest, next, turn);
+        if (done.changed) committed.push(next.generation);
+        manifest = done.manifest;
       } catch (err) {
-        if (!(await committedMeanwhile(deps, table.name, shard, next.generation, signal))) throw err;
+        const meanwhile = await committedMeanwhile(deps, table.name, shard, next.generation, signal);
+        if (!meanwhile) throw err;
+        manifest = meanwhile;
       }
       flushed.push({ rows: next.walRows, bytes: next.walBytes });
       options.onCommitted?.(next.generation);
@@ -158,13 +163,13 @@ function takeIfCovers(ahead: ReadAhead | null, generation: SealedGeneration): Re
   return covers ? ahead : null;
 }
 
-/** Writes and commits one generation; false when its commit was already there. */
+/** Writes and commits one generation: the manifest after it, and false when its commit was already there. */
 async function flushGeneration(
   run: ShardFlush,
   read: ShardManifest,
   generation: SealedGeneration,
   turn: Turn,
-): Promise<boolean> {
+): Promise<{ manifest: ShardManifest; changed: boolean }> {
   const { deps, table, shard, signal } = run;
   const { artifact, current } = await writeGeneration(run, generation, turn);
   // I7: the manifest refuses a commit after a durable poison; one held only in Redis (the
@@ -178,7 +183,7 @@ async function flushGeneration(
     { from: current },
   );
   await afterCommit(deps, table, manifest);
-  return changed;
+  return { manifest, changed };
 }
 
 /**
@@ -206,6 +211,7 @@ async function afterCommit(deps: FlushDeps, table: TableDef, manifest: ShardMani
  * I11: every failure of a flush is first checked against a fresh manifest. A run that read
  * the manifest, stalled, and woke after a redelivered run committed the generation and GC
  * removed its WAL range fails on data it no longer needs: that is a no-op, never a poison.
+ * The fresh manifest when the generation is committed there, else null.
  */
 async function committedMeanwhile(
   deps: FlushDeps,
@@ -213,9 +219,9 @@ async function committedMeanwhile(
   shard: number,
   generation: number,
   signal?: AbortSignal,
-): Promise<boolean> {
+): Promise<ShardManifest | null> {
   const manifest = await deps.manifests.read(table, shard, signal).catch(() => null);
-  return manifest !== null && isCommitted(manifest, generation);
+  return manifest !== null && isCommitted(manifest, generation) ? manifest : null;
 }
 
 async function writeGeneration(

@@ -242,6 +242,46 @@ describe('write path: WAL → seal → flush → reads', () => {
     expect(await readAll(h.sluice, 'twice')).toEqual(eventRows(1, 10));
   });
 
+  describe("a flush's manifest reads", () => {
+    async function sealTwo(name: string) {
+      const def = await h.createTable(eventsTable(name));
+      for (const from of [1, 11]) {
+        await writeRows(h.sluice, name, eventRows(from, from + 9));
+        await h.sluice.shards.seal(name, 0);
+      }
+      return def;
+    }
+
+    it('are one to start and one beside each L0 put, none after the last commit', async () => {
+      const def = await sealTwo('reads');
+      const reads = vi.spyOn(h.parts.manifests, 'read');
+      try {
+        expect(await flushShard(h.parts, def, 0)).toEqual([1, 2]);
+        // The commit's own answer says what is sealed next; a seal after the last commit asks
+        // for a flush of its own, which runs after this one (I12).
+        expect(reads).toHaveBeenCalledTimes(3);
+      } finally {
+        reads.mockRestore();
+      }
+      expect(await readAll(h.sluice, 'reads')).toEqual(eventRows(1, 20));
+    });
+
+    it('still take a generation sealed while the flush puts the one before', async () => {
+      const def = await h.createTable(eventsTable('midseal'));
+      await writeRows(h.sluice, 'midseal', eventRows(1, 10));
+      await h.sluice.shards.seal('midseal', 0);
+      const gated = new GatedStore(h.store);
+      const held = gated.hold('put', new RegExp(`^${generationKey('midseal', 0, 1)}$`));
+      const flushing = flushShard({ ...h.parts, store: gated }, def, 0);
+      await held.reached;
+      await writeRows(h.sluice, 'midseal', eventRows(11, 20));
+      await h.sluice.shards.seal('midseal', 0);
+      held.release();
+      expect(await flushing).toEqual([1, 2]);
+      expect(await readAll(h.sluice, 'midseal')).toEqual(eventRows(1, 20));
+    });
+  });
+
   it('scan pages never repeat or lose a row, and a forged cursor is refused', async () => {
     await h.createTable(eventsTable('pages', { shards: 2 }));
     await writeRows(h.sluice, 'pages', eventRows(1, 57));
