@@ -3,6 +3,7 @@
  * unsealed bytes fill most of a generation. The writer keeps this, not a lane: a lane is
  * forgotten whenever it goes idle, and one built anew would ask for the same seal again.
  */
+
 /**
  * The share of `maxGenerationBytes` unsealed at which a shard's seal is asked for at once. Not
  * all of it, so that what lands while the seal starts still fits in that generation instead of
