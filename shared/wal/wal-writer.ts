@@ -393,14 +393,18 @@ export class WalWriter {
       .finally(() => this.refreshing.delete(id));
   }
 
-  private async readFloor(table: string, shard: number): Promise<{ value: number; at: number }> {
+  /** The shard's floor as its manifest gives it now, kept for the writes after; and its cursor. */
+  private async readFloor(
+    table: string,
+    shard: number,
+  ): Promise<{ value: number; at: number; walCursor: number }> {
     const at = Date.now();
-    const { sealedThrough } = await this.deps.manifests.read(table, shard);
+    const { sealedThrough, walCursor } = await this.deps.manifests.read(table, shard);
     const floor = { value: sealedThrough, at };
     // A reading that began earlier than the one kept never replaces it.
     const kept = this.floors.get(shardId(table, shard));
     if (!kept || kept.at <= at) this.floors.set(shardId(table, shard), floor);
-    return floor;
+    return { ...floor, walCursor };
   }
 
   /**
@@ -409,14 +413,16 @@ export class WalWriter {
    * within the grace of its floor's reading cannot have re-created a deleted seq; a put that
    * took longer is checked against the manifest again, and a seq it finds sealed is given up.
    * In a table lane any one shard's manifest will do: GC deletes a lane seq only once every
-   * shard's cursor passed it, and no seal passes a seq while its key is free.
+   * shard's cursor passed it, and no seal passes a seq while its key is free. A landed entry in
+   * the sealed range is acked there while the cursor is below it: no object at its seq was
+   * ever deleted, so the seal passed the seq over this entry (docs/design.md, "The seq floor").
    */
   private async landedBelowSealed(lane: Lane, shards: readonly number[], seq: number, floorAt: number) {
     if (Date.now() - floorAt < this.deps.config.scheduler.gcGraceSeconds * 1000) return false;
     const table = lane.table.name;
     const shard = lane.coordination.floorShard(shards);
     const floor = await this.readFloor(table, shard);
-    if (seq > floor.value) return false;
+    if (seq > floor.value || seq > floor.walCursor) return false;
     this.deps.log.warn(
       { table, shard, seq, sealedThrough: floor.value },
       'WAL entry landed in the sealed range; retrying above it',
