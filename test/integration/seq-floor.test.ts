@@ -110,6 +110,27 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
     expect(await readAll(h.sluice, 'late')).toEqual(eventRows(1, 1));
   });
 
+  it("in a table lane, a put the floor shard's seal took, answered only after the grace, is acked at its seq", async () => {
+    h = await createHarness({ scheduler: { gcGraceSeconds: 1 } });
+    await h.createTable(laneTable('latelane', 4));
+    const answer = answerHeld(h.store, /\/wal\/0+1\.arrow$/);
+    const writer = h.otherProcess(answer.store).sluice;
+    const rows = eventRows(1, 12);
+    const acked = writeRows(writer, 'latelane', rows);
+    await answer.landed;
+    // The writer checks the lowest shard its write touches; only that one is sealed here.
+    let floorShard = 0;
+    while ((await rowsOfShard(h, 'latelane', floorShard, rows)).length === 0) floorShard += 1;
+    await h.sluice.shards.seal('latelane', floorShard);
+    expect((await h.parts.manifests.read('latelane', floorShard)).sealedThrough).toBe(1);
+    await sleep(1_200);
+    answer.release();
+
+    expect(new Set((await acked).shards.map((s) => s.seq))).toEqual(new Set([1]));
+    expect(await laneSeqs(h, 'latelane')).toEqual([1]);
+    expect(await readAll(h.sluice, 'latelane')).toEqual(rows);
+  });
+
   it("a table lane's counter gone back never acks below any shard's sealed range (shards sealed to different seqs)", async () => {
     h = await createHarness({ scheduler: { gcGraceSeconds: 1 } });
     await h.createTable(laneTable('lanefloor', 4));
