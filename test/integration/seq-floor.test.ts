@@ -4,7 +4,6 @@ import type { JsonRow } from '../../shared/arrow/json-rows.ts';
 import { loadConfig, seqFloorRefreshMs, seqFloorTtlMs } from '../../shared/config.ts';
 import { collectTable } from '../../shared/lsm/gc.ts';
 import { laneKeys } from '../../shared/redis/lane-keys.ts';
-import type { ObjectStore, OpOptions } from '../../shared/store/object-store.ts';
 import { walKey } from '../../shared/table/paths.ts';
 import { GatedStore } from '../support/gated-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -92,10 +91,11 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
   it('a put that landed before the seal took it, answered only after the grace, is acked at its seq and not put again', async () => {
     h = await createHarness({ scheduler: { gcGraceSeconds: 1 } });
     await h.createTable(eventsTable('late'));
-    const answer = answerHeld(h.store, /\/wal\/0+1\.arrow$/);
-    const writer = h.otherProcess(answer.store).sluice;
+    const gated = new GatedStore(h.store);
+    const answer = gated.holdAnswer(/\/wal\/0+1\.arrow$/);
+    const writer = h.otherProcess(gated).sluice;
     const acked = writeRows(writer, 'late', eventRows(1, 1));
-    await answer.landed;
+    await answer.reached;
     // The entry is there, so the seal takes it; its writer hears of its put only a grace later.
     await h.sluice.shards.seal('late', 0);
     expect((await h.parts.manifests.read('late', 0)).sealedThrough).toBe(1);
@@ -113,11 +113,12 @@ describe('write path (I2, defect 4: an acked write below sealedThrough)', () => 
   it("in a table lane, a put the floor shard's seal took, answered only after the grace, is acked at its seq", async () => {
     h = await createHarness({ scheduler: { gcGraceSeconds: 1 } });
     await h.createTable(laneTable('latelane', 4));
-    const answer = answerHeld(h.store, /\/wal\/0+1\.arrow$/);
-    const writer = h.otherProcess(answer.store).sluice;
+    const gated = new GatedStore(h.store);
+    const answer = gated.holdAnswer(/\/wal\/0+1\.arrow$/);
+    const writer = h.otherProcess(gated).sluice;
     const rows = eventRows(1, 12);
     const acked = writeRows(writer, 'latelane', rows);
-    await answer.landed;
+    await answer.reached;
     // The writer checks the lowest shard its write touches; only that one is sealed here.
     let floorShard = 0;
     while ((await rowsOfShard(h, 'latelane', floorShard, rows)).length === 0) floorShard += 1;
@@ -253,36 +254,3 @@ describe('write path: the seq floor is read again off the ack path', () => {
     expect((await readAll(h.sluice, 'behind')).map((r) => String(r.id))).toEqual(['1', '3', '4']);
   });
 });
-
-/**
- * `inner` with the answer of the WAL put whose key matches `key` held back after the put
- * landed, as when its writer stalls; without staging, so the writer's put goes through it.
- */
-function answerHeld(inner: ObjectStore, key: RegExp) {
-  let landed!: () => void;
-  let release!: () => void;
-  const arrived = new Promise<void>((resolve) => {
-    landed = resolve;
-  });
-  const opened = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const store = new Proxy(inner, {
-    get(target, prop) {
-      if (prop === 'stage') return undefined;
-      if (prop === 'putIfAbsent') {
-        return async (k: string, body: Uint8Array, options?: OpOptions) => {
-          const meta = await target.putIfAbsent(k, body, options);
-          if (key.test(k)) {
-            landed();
-            await opened;
-          }
-          return meta;
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return { store, landed: arrived, release };
-}

@@ -2,7 +2,8 @@
  * An ObjectStore wrapper that stops one chosen call at the door until the test lets it
  * through, so a test can put another actor's whole run between a read and what follows
  * it (a sync between its manifest read and its Redis write, a zombie flush between its
- * manifest read and its WAL reads) without relying on timing.
+ * manifest read and its WAL reads) without relying on timing. A put can also be let
+ * through and its answer held, as when the process that made it stalls after it landed.
  */
 import type {
   GetOptions,
@@ -23,8 +24,12 @@ export interface Gate {
 
 type GatedOp = 'get' | 'list' | 'put' | 'putIfAbsent' | 'delete';
 
+/** Where a held call waits: before it reaches the inner store, or with its answer. */
+type Door = 'call' | 'answer';
+
 interface Held {
   op: GatedOp;
+  door: Door;
   key: RegExp;
   arrived(): void;
   opened: Promise<void>;
@@ -41,6 +46,15 @@ export class GatedStore implements ObjectStore {
 
   /** Holds the next `op` call whose key (or list prefix) matches `key`. */
   hold(op: GatedOp, key: RegExp): Gate {
+    return this.gate(op, 'call', key);
+  }
+
+  /** Lets the next put-if-absent whose key matches `key` land, and holds its answer. */
+  holdAnswer(key: RegExp): Gate {
+    return this.gate('putIfAbsent', 'answer', key);
+  }
+
+  private gate(op: GatedOp, door: Door, key: RegExp): Gate {
     let arrived!: () => void;
     let release!: () => void;
     const reached = new Promise<void>((resolve) => {
@@ -49,7 +63,7 @@ export class GatedStore implements ObjectStore {
     const opened = new Promise<void>((resolve) => {
       release = resolve;
     });
-    this.holds.push({ op, key, arrived, opened });
+    this.holds.push({ op, door, key, arrived, opened });
     return { reached, release };
   }
 
@@ -69,7 +83,9 @@ export class GatedStore implements ObjectStore {
 
   async putIfAbsent(key: string, body: Uint8Array, options?: OpOptions): Promise<ObjectMeta> {
     await this.door('putIfAbsent', key);
-    return this.inner.putIfAbsent(key, body, options);
+    const meta = await this.inner.putIfAbsent(key, body, options);
+    await this.door('putIfAbsent', key, 'answer');
+    return meta;
   }
 
   putIfMatch(key: string, body: Uint8Array, etag: string, options?: OpOptions): Promise<ObjectMeta> {
@@ -90,8 +106,8 @@ export class GatedStore implements ObjectStore {
     return this.inner.close();
   }
 
-  private async door(op: GatedOp, key: string): Promise<void> {
-    const held = this.holds.find((h) => h.op === op && h.key.test(key));
+  private async door(op: GatedOp, key: string, door: Door = 'call'): Promise<void> {
+    const held = this.holds.find((h) => h.op === op && h.door === door && h.key.test(key));
     if (!held) return;
     this.holds = this.holds.filter((h) => h !== held);
     held.arrived();
