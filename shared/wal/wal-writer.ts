@@ -408,14 +408,15 @@ export class WalWriter {
   }
 
   /**
-   * I2: a seq at or below the sealed range is never acked, since no seal or read looks there.
-   * GC deletes a sealed range only a grace period after its seal, so an entry that landed
-   * within the grace of its floor's reading cannot have re-created a deleted seq; a put that
-   * took longer is checked against the manifest again, and a seq it finds sealed is given up.
-   * In a table lane any one shard's manifest will do: GC deletes a lane seq only once every
-   * shard's cursor passed it, and no seal passes a seq while its key is free. A landed entry in
-   * the sealed range is acked there while the cursor is below it: no object at its seq was
-   * ever deleted, so the seal passed the seq over this entry (docs/design.md, "The seq floor").
+   * I2: a write is acked only at a seq that a seal took or will take. GC deletes a sealed range
+   * only a grace period after its seal, so an entry that landed within the grace of its floor's
+   * reading cannot have re-created a deleted seq; a put that took longer is checked against the
+   * manifest again. Inside the sealed range its seq is kept while the shard's cursor is below
+   * it (no object at that seq was ever deleted, so the seal passed it over this entry) and
+   * given up past the cursor, where the entry may have re-created a deleted hole
+   * (docs/design.md, "The seq floor"). In a table lane any one shard's manifest will do: GC
+   * deletes a lane seq only once every shard's cursor passed it, and no seal passes a seq
+   * while its key is free.
    */
   private async landedBelowSealed(lane: Lane, shards: readonly number[], seq: number, floorAt: number) {
     if (Date.now() - floorAt < this.deps.config.scheduler.gcGraceSeconds * 1000) return false;
